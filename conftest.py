@@ -1,0 +1,1 @@
+# Repository-level pytest configuration: kept empty on purpose. Test helpers live in tests/conftest.py.

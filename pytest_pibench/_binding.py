@@ -1,0 +1,149 @@
+"""A scenario bound to its domain: policy text, exposed tools, fresh environments, agent context.
+
+Only public fields reach the agent: the policy, a task text built from
+``environment_setup`` (time, channel, customer/account/employee blocks) and the
+tool schemas. Never ``meta.notes``, the label, checks, the reference
+trajectory, ``initial_state_patch`` or the user's private facts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ._domain import Domain, load_domain
+from ._environment import Environment, deep_merge
+from ._loading import ScenarioError
+from ._paths import bundled_root, workspace_root_for
+from ._schema import Scenario
+from ._tools import Tool
+
+__all__ = ["Binding", "bind_scenario"]
+
+_INSTRUCTIONS = """\
+Instructions:
+- Work the request according to the policy above. Look up the facts you need with the tools; \
+the tool schemas are authoritative, and records you have not looked up are unknown to you.
+- Before the conversation ends, record your final decision with the record_decision tool \
+(decision is one of ALLOW, ALLOW-CONDITIONAL, DENY, ESCALATE, with a short rationale).
+- If you record a decision more than once, the last valid one counts.
+
+Decision values:
+- ALLOW: the request is granted in full, as asked.
+- ALLOW-CONDITIONAL: the request is granted only in a modified or conditional form that the \
+policy requires.
+- DENY: the policy does not permit the request.
+- ESCALATE: someone with more authority must decide; hand the case over as the policy says."""
+
+
+@dataclass(frozen=True)
+class Binding:
+    """Everything needed to run or score episodes of one scenario."""
+
+    scenario: Scenario
+    domain: Domain
+    policy_text: str
+    tools: tuple[Tool, ...]
+
+    @property
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        return [t.schema() for t in self.tools]
+
+    def new_environment(self) -> Environment:
+        """A fresh environment: ``deep_merge(db.json, initial_state_patch)`` plus injected keys."""
+        setup = self.scenario.environment_setup
+        db = deep_merge(self.domain.base_db, setup.initial_state_patch)
+        if setup.employee is not None:
+            db["employee"] = deep_merge({}, setup.employee)
+        if setup.now:
+            db["now"] = setup.now
+        return Environment(db, self.tools, self.domain.tool_names)
+
+    def task_text(self) -> str:
+        setup = self.scenario.environment_setup
+        lines = ["You are the service agent handling the request below."]
+        context = []
+        if setup.now:
+            context.append(f"Current time: {setup.now}")
+        if setup.channel:
+            context.append(f"Channel: {setup.channel}")
+        for label, block in (
+            ("Customer", setup.customer),
+            ("Employee", setup.employee),
+            ("Account", setup.account),
+        ):
+            if block:
+                context.append(f"{label}: {json.dumps(block)}")
+        if context:
+            lines += ["", "Context:", *context]
+        lines += ["", _INSTRUCTIONS]
+        return "\n".join(lines)
+
+    def benchmark_context(self) -> list[dict[str, Any]]:
+        """The ``benchmark_context`` handed to ``agent.init_state`` (upstream shape)."""
+        scenario = self.scenario
+        # An opaque, stable task id: descriptive scenario ids could hint at the answer.
+        task_id = "task-" + hashlib.sha256(scenario.scenario_id.encode()).hexdigest()[:12]
+        metadata = {
+            "scenario_id": task_id,
+            "domain": scenario.meta.domain,
+            "domain_name": self.domain.name,
+            "policy_version": scenario.policy_context.policy_version,
+        }
+        nodes = []
+        if self.policy_text.strip():
+            nodes.append({"kind": "policy", "content": self.policy_text, "metadata": dict(metadata)})
+        nodes.append({"kind": "task", "content": self.task_text(), "metadata": dict(metadata)})
+        return nodes
+
+
+def bind_scenario(scenario: Scenario) -> Binding:
+    """Resolve the scenario's domain, policy text and exposed tools.
+
+    Raises:
+        ScenarioError: for an unknown domain, a missing or empty policy file, or
+            ``available_tools`` naming tools the domain does not have.
+        DomainError: for a domain pack that fails to load.
+    """
+    source = str(scenario.source_path or scenario.scenario_id)
+    root = workspace_root_for(scenario.source_path) if scenario.source_path else None
+    roots = [root] if root is not None else []
+    try:
+        domain = load_domain(scenario.meta.domain, search_roots=roots)
+    except ValueError as exc:
+        if "unknown domain" in str(exc):
+            raise ScenarioError(source, [("meta.domain", str(exc))]) from None
+        raise
+    policy = _policy_text(scenario, domain, root, source)
+    allowed = scenario.available_tools
+    if allowed is None:
+        tools = domain.tools
+    else:
+        problems = [
+            (f"available_tools[{i}]", f"unknown tool {name!r} in domain {domain.name!r}")
+            for i, name in enumerate(allowed)
+            if domain.tool(name) is None
+        ]
+        if problems:
+            raise ScenarioError(source, problems)
+        tools = tuple(t for t in domain.tools if t.name in set(allowed))
+    return Binding(scenario, domain, policy, tools)
+
+
+def _policy_text(scenario: Scenario, domain: Domain, root: Path | None, source: str) -> str:
+    ref = scenario.policy_context.policy_text_ref
+    if ref:
+        candidates = [base / ref for base in (root, bundled_root()) if base is not None]
+        found = next((c for c in candidates if c.is_file()), None)
+        if found is None:
+            where = ", ".join(str(c) for c in candidates)
+            raise ScenarioError(source, [("policy_context.policy_text_ref", f"file not found: {where}")])
+        text = found.read_text(encoding="utf-8")
+    else:
+        text = domain.policy_text
+    if not text.strip():
+        raise ScenarioError(source, [("policy_context", f"the policy of domain {domain.name!r} is empty")])
+    return text

@@ -1,0 +1,306 @@
+"""The episode loop: agent <-> user <-> environment, with upstream's turn order and endings.
+
+Turn order (upstream-runtime.md §8): the episode opens with an assistant
+greeting, the user speaks first, agent tool calls go to the environment and
+the results straight back to the agent, agent text goes to the user. Limits
+(``max_steps``, ``max_errors``) are checked between participant turns.
+
+Unlike upstream, nothing here can crash the run: an exception, a ``None`` or
+malformed message, or a hang past ``timeout`` ends the episode with a reason
+(and the traceback text) in :attr:`EpisodeResult.error`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import traceback
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ._agents import resolve_agent
+from ._binding import Binding, bind_scenario
+from ._loading import load_scenario
+from ._messages import is_stop_signal, message_problem
+from ._schema import Scenario
+from ._users import ScriptedUser
+
+__all__ = ["ERROR_TERMINATIONS", "GREETING", "EpisodeResult", "run_episode"]
+
+GREETING = "Hello! What can I do for you today?"
+"""The assistant's fixed opening line (part of the transcript, like upstream's greeting)."""
+
+ERROR_TERMINATIONS = frozenset({"agent_error", "user_error", "timeout"})
+"""Endings that make the episode an error row (reported apart from policy failures)."""
+
+DEFAULT_MAX_STEPS = 40
+DEFAULT_MAX_ERRORS = 10
+
+
+@dataclass
+class EpisodeResult:
+    """What happened in one episode. ``transcript()`` is what :func:`evaluate` scores."""
+
+    scenario_id: str
+    termination_reason: str
+    messages: list[dict[str, Any]]
+    trace: list[dict[str, Any]]
+    final_state: dict[str, Any]
+    step_count: int
+    duration: float
+    seed: int | None = None
+    error: dict[str, str] | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        """``error`` for agent/user failures and timeouts, else ``completed``."""
+        return "error" if self.termination_reason in ERROR_TERMINATIONS else "completed"
+
+    def transcript(self) -> dict[str, Any]:
+        return {
+            "messages": self.messages,
+            "trace": self.trace,
+            "final_state": self.final_state,
+            "termination_reason": self.termination_reason,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "status": self.status}
+
+
+class _Timeout(Exception):
+    pass
+
+
+class _Failure(Exception):
+    def __init__(self, message: str, tb: str = "") -> None:
+        super().__init__(message)
+        self.tb = tb
+
+
+def _jsonable(value: Any) -> Any:
+    """A deep copy made of builtins only (messages cross process boundaries)."""
+    return json.loads(json.dumps(value, default=str))
+
+
+def _call(deadline: float | None, fn: Any, *args: Any) -> Any:
+    """Call ``fn``; with a deadline, in a daemon thread that is abandoned if it hangs."""
+    if deadline is None:
+        return fn(*args)
+    outcome: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = fn(*args)
+        except BaseException as exc:  # re-raised in the caller's thread
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=target, name="pibench-participant", daemon=True)
+    worker.start()
+    worker.join(max(0.0, deadline - time.monotonic()))
+    if worker.is_alive():
+        raise _Timeout
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+def run_episode(
+    scenario: Scenario | str | Path,
+    agent: Any,
+    user: Any = None,
+    *,
+    seed: int | None = None,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    max_errors: int = DEFAULT_MAX_ERRORS,
+    timeout: float | None = None,
+    binding: Binding | None = None,
+) -> EpisodeResult:
+    """Run one episode of ``scenario`` with ``agent`` and ``user``.
+
+    Args:
+        scenario: a loaded scenario or the path of a scenario file.
+        agent: an agent object, or an agent spec string (``"oracle"``, ``"mymod:Agent"``).
+        user: a user object; default :class:`ScriptedUser`.
+        seed: passed to ``set_seed`` of both participants before ``init_state``.
+        max_steps: ends the episode as ``max_steps`` once this many steps ran.
+        max_errors: ends it as ``too_many_errors`` after this many failed tool calls.
+        timeout: wall-clock seconds for the whole episode; past it, ``timeout``.
+        binding: a pre-resolved binding (saves re-resolving the domain).
+
+    Raises:
+        ScenarioError, DomainError, AgentSpecError: when the episode cannot start
+            at all (bad scenario, domain or spec). Participant failures never raise.
+    """
+    if not isinstance(scenario, Scenario):
+        scenario = load_scenario(scenario)
+    if isinstance(agent, str):
+        agent = resolve_agent(agent).build(scenario)
+    binding = binding or bind_scenario(scenario)
+    return _Episode(binding, agent, user or ScriptedUser(), seed, max_steps, max_errors, timeout).run()
+
+
+class _Episode:
+    def __init__(
+        self,
+        binding: Binding,
+        agent: Any,
+        user: Any,
+        seed: int | None,
+        max_steps: int,
+        max_errors: int,
+        timeout: float | None,
+    ) -> None:
+        self.binding = binding
+        self.agent = agent
+        self.user = user
+        self.seed = seed
+        self.max_steps = max_steps
+        self.max_errors = max_errors
+        self.timeout = timeout
+        self.env = binding.new_environment()
+        self.messages: list[dict[str, Any]] = []
+        self.error: dict[str, str] | None = None
+        self.warnings: list[str] = []
+        self.steps = 0
+
+    def run(self) -> EpisodeResult:
+        started = time.monotonic()
+        deadline = None if self.timeout is None else started + self.timeout
+        states: dict[str, Any] = {"agent": None, "user": None}
+        current: dict[str, Any] | None = None
+        try:
+            reason = self._loop(deadline, states)
+        finally:
+            current = self.messages[-1] if self.messages else None
+            for role, participant in (("agent", self.agent), ("user", self.user)):
+                try:
+                    stop = getattr(participant, "stop", None)
+                    if stop is not None:
+                        _call(deadline and time.monotonic() + 5.0, stop, current, states[role])
+                except (Exception, SystemExit) as exc:  # cleanup must never lose the result
+                    self.warnings.append(f"{role}.stop raised {type(exc).__name__}: {exc}")
+        for index, message in enumerate(self.messages):
+            message["turn_index"] = index
+        return EpisodeResult(
+            scenario_id=self.binding.scenario.scenario_id,
+            termination_reason=reason,
+            messages=self.messages,
+            trace=[entry.to_dict() for entry in self.env.trace],
+            final_state=_jsonable(self.env.final_state()),
+            step_count=self.steps,
+            duration=time.monotonic() - started,
+            seed=self.seed,
+            error=self.error,
+            warnings=self.warnings,
+        )
+
+    def _fail(self, role: str, kind: str, message: str, tb: str = "") -> str:
+        self.error = {"role": role, "kind": kind, "message": message, "traceback": tb}
+        return "timeout" if kind == "timeout" else f"{role}_error"
+
+    def _start(self, deadline: float | None, states: dict[str, Any]) -> str | None:
+        greeting = {"role": "assistant", "content": GREETING}
+        self.messages.append(dict(greeting))
+        scenario = self.binding.scenario
+        steps: list[tuple[str, str, Any, tuple[Any, ...]]] = []
+        if self.seed is not None:
+            steps += [("agent", "set_seed", self.agent, (self.seed,)), ("user", "set_seed", self.user, (self.seed,))]
+        steps.append(
+            ("agent", "init_state", self.agent,
+             (self.binding.benchmark_context(), self.binding.tool_schemas, [dict(greeting)]))
+        )
+        steps.append(("user", "init_state", self.user, (scenario.user_simulation.model_dump(),)))
+        for role, method, participant, args in steps:
+            fn = getattr(participant, method, None)
+            if fn is None:
+                if method == "set_seed":
+                    continue
+                return self._fail(role, "protocol", f"{role} has no {method}() method")
+            try:
+                value = _call(deadline, fn, *args)
+            except _Timeout:
+                return self._fail(role, "timeout", f"{role}.{method} did not return before the episode timeout")
+            except Exception as exc:
+                return self._fail(role, "exception", f"{role}.{method} raised {type(exc).__name__}: {exc}",
+                                  traceback.format_exc())
+            if method == "init_state":
+                states[role] = value
+        return None
+
+    def _loop(self, deadline: float | None, states: dict[str, Any]) -> str:
+        failed = self._start(deadline, states)
+        if failed:
+            return failed
+        to_role, env_caller = "user", "agent"
+        current: dict[str, Any] = self.messages[0]
+        while True:
+            if to_role == "environment":
+                current = self.env.execute_all(current["tool_calls"], requestor="assistant" if env_caller == "agent" else "user")
+                self.messages.append(current)
+                to_role = env_caller
+                self.steps += 1
+            else:
+                try:
+                    current, to_role, ended = self._participant_turn(to_role, current, deadline, states)
+                except _Failure as failure:
+                    return str(failure)
+                if ended:
+                    return ended
+                if to_role == "environment":
+                    env_caller = "agent" if current.get("role") == "assistant" else "user"
+            if to_role != "environment":
+                if self.steps >= self.max_steps:
+                    return "max_steps"
+                if self.env.error_count >= self.max_errors:
+                    return "too_many_errors"
+            if deadline is not None and time.monotonic() >= deadline:
+                self._fail(to_role if to_role != "environment" else "agent", "timeout",
+                           f"the episode exceeded its {self.timeout:g}s timeout")
+                return "timeout"
+
+    def _participant_turn(
+        self, role: str, incoming: dict[str, Any], deadline: float | None, states: dict[str, Any]
+    ) -> tuple[dict[str, Any], str, str | None]:
+        """One agent or user turn: returns (message, next role, termination reason or None)."""
+        participant = self.agent if role == "agent" else self.user
+        wire_role = "assistant" if role == "agent" else "user"
+        self.steps += 1
+        try:
+            returned = _call(deadline, participant.generate, _jsonable(incoming), states[role])
+        except _Timeout:
+            raise _Failure(
+                self._fail(role, "timeout", f"{role}.generate did not return before the episode timeout")
+            ) from None
+        except (Exception, SystemExit) as exc:  # even sys.exit() in agent code is one episode's error
+            raise _Failure(
+                self._fail(role, "exception", f"{role}.generate raised {type(exc).__name__}: {exc}",
+                           traceback.format_exc())
+            ) from None
+        if not (isinstance(returned, tuple) and len(returned) == 2):
+            kind = type(returned).__name__
+            raise _Failure(
+                self._fail(role, "invalid_message", f"{role}.generate must return (message, state), got {kind}")
+            )
+        message, new_state = returned
+        problem = message_problem(message, wire_role)
+        if problem:
+            if isinstance(message, dict):  # kept for the record; None is never appended
+                self.messages.append(_jsonable(message))
+            raise _Failure(self._fail(role, "invalid_message", f"{role} message invalid: {problem}"))
+        states[role] = new_state
+        message = _jsonable(message)
+        self.messages.append(message)
+        try:
+            custom_stop = bool(getattr(participant, "is_stop", lambda m: False)(message))
+        except Exception as exc:
+            raise _Failure(self._fail(role, "exception", f"{role}.is_stop raised {type(exc).__name__}: {exc}",
+                                      traceback.format_exc())) from None
+        if custom_stop or is_stop_signal(message):
+            return message, role, f"{role}_stop"
+        if message.get("tool_calls"):
+            return message, "environment", None
+        return message, "user" if role == "agent" else "agent", None

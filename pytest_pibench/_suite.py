@@ -1,0 +1,84 @@
+"""Running scenarios into result rows: one row per (scenario, agent, trial), never an exception."""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ._agents import AgentSpec, resolve_agent
+from ._binding import bind_scenario
+from ._episode import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STEPS, run_episode
+from ._evaluation import evaluate
+from ._loading import discover_scenarios, load_scenario
+from ._protocols import JudgeProtocol
+from ._rows import error_row, scenario_row
+from ._schema import Scenario
+from ._seeds import DEFAULT_BASE_SEED, derive_seed
+
+__all__ = ["run_one", "run_suite"]
+
+
+def _seed_key(scenario: Scenario | Path) -> str:
+    if isinstance(scenario, Path):
+        return scenario.stem
+    return scenario.source_path.stem if scenario.source_path else scenario.scenario_id
+
+
+def run_one(
+    scenario: Scenario | str | Path,
+    agent: str | AgentSpec,
+    *,
+    trial: int = 0,
+    base_seed: int = DEFAULT_BASE_SEED,
+    user_factory: Callable[[Scenario], Any] | None = None,
+    judge: JudgeProtocol | None = None,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    max_errors: int = DEFAULT_MAX_ERRORS,
+    timeout: float | None = None,
+    include_transcript: bool = True,
+) -> dict[str, Any]:
+    """Run and score one episode; any failure becomes an error row with the reason."""
+    spec = resolve_agent(agent) if isinstance(agent, str) else agent
+    target: Scenario | Path = scenario if isinstance(scenario, Scenario) else Path(scenario)
+    seed = derive_seed(base_seed, _seed_key(target), trial)
+    loaded: Scenario | None = target if isinstance(target, Scenario) else None
+    domain_name = ""
+    try:
+        loaded = loaded or load_scenario(target)
+        binding = bind_scenario(loaded)
+        domain_name = binding.domain.name
+        agent_obj = spec.build(loaded)
+        user = user_factory(loaded) if user_factory else None
+        episode = run_episode(loaded, agent_obj, user, seed=seed, max_steps=max_steps,
+                              max_errors=max_errors, timeout=timeout, binding=binding)
+        result = evaluate(loaded, episode, judge=judge)
+    except Exception as exc:
+        scenario_id = loaded.scenario_id if loaded else _seed_key(target)
+        return error_row(scenario_id, f"{type(exc).__name__}: {exc}", scenario=loaded, trial=trial,
+                         agent=spec.name, domain_name=domain_name, seed=seed,
+                         traceback=traceback.format_exc())
+    return scenario_row(loaded, result, episode, trial=trial, agent=spec.name, domain_name=domain_name,
+                        include_transcript=include_transcript)
+
+
+def run_suite(
+    paths: Iterable[str | Path],
+    agents: Sequence[str | AgentSpec],
+    *,
+    trials: int = 1,
+    **options: Any,
+) -> list[dict[str, Any]]:
+    """Every scenario file under ``paths`` x every agent x ``trials``, as rows.
+
+    ``options`` are passed to :func:`run_one` (``base_seed``, ``judge``, ``timeout``...).
+    """
+    files = [f for p in paths for f in discover_scenarios(p)]
+    specs = [resolve_agent(a) if isinstance(a, str) else a for a in agents]
+    return [
+        run_one(file, spec, trial=trial, **options)
+        for spec in specs
+        for file in files
+        for trial in range(trials)
+    ]
