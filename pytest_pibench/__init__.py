@@ -67,6 +67,8 @@ _EXPORTS: dict[str, str] = {
     "ValidationReport": "_validator",
     "validate": "_validator",
     "run_suite": "_suite",
+    "run_one": "_suite",
+    "bundled_scenarios_dir": "_paths",
 }
 
 __all__ = ["BENCHMARK_VERSION", "__version__", *sorted(_EXPORTS)]
@@ -87,7 +89,8 @@ if TYPE_CHECKING:
     from ._rows import error_row, scenario_row
     from ._schema import LABELS, Scenario
     from ._seeds import derive_seed
-    from ._suite import run_suite
+    from ._paths import bundled_scenarios_dir
+    from ._suite import run_one, run_suite
     from ._users import ScriptedUser
     from ._validator import ValidationReport, validate
 
