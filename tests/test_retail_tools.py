@@ -90,9 +90,7 @@ def _item(item_id: str, sku: str, price: float, **extra: Any) -> dict[str, Any]:
     return item
 
 
-def _order(
-    order_id: str, customer_id: str, items: list[dict[str, Any]], **extra: Any
-) -> dict[str, Any]:
+def _order(order_id: str, customer_id: str, items: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
     order: dict[str, Any] = {
         "order_id": order_id,
         "customer_id": customer_id,
@@ -110,9 +108,7 @@ def _order(
     return order
 
 
-def _customer(
-    customer_id: str, name: str, email: str, tier: str, **extra: Any
-) -> dict[str, Any]:
+def _customer(customer_id: str, name: str, email: str, tier: str, **extra: Any) -> dict[str, Any]:
     customer: dict[str, Any] = {
         "customer_id": customer_id,
         "name": name,
@@ -215,9 +211,7 @@ def test_tools_lists_every_public_tool_once_in_catalog_order() -> None:
     public = {
         name
         for name, obj in vars(rt).items()
-        if inspect.isfunction(obj)
-        and obj.__module__ == rt.__name__
-        and not name.startswith("_")
+        if inspect.isfunction(obj) and obj.__module__ == rt.__name__ and not name.startswith("_")
     }
     assert public == set(names)
 
@@ -317,16 +311,9 @@ def test_product_catalog() -> None:
         assert set(product) == keys, product["sku"]
         assert product["category"] in categories
         assert product["return_class"] in {"standard", "electronics", "non_returnable"}
-        assert (product["category"] == "electronics") == (
-            product["return_class"] == "electronics"
-        )
-        assert (
-            isinstance(product["current_price"], float) and product["current_price"] > 0
-        )
-        assert (
-            isinstance(product["warranty_months"], int)
-            and product["warranty_months"] >= 0
-        )
+        assert (product["category"] == "electronics") == (product["return_class"] == "electronics")
+        assert isinstance(product["current_price"], float) and product["current_price"] > 0
+        assert isinstance(product["warranty_months"], int) and product["warranty_months"] >= 0
     assert {p["category"] for p in products} == categories
     assert any(p["activation_required"] for p in products)
     assert sum(p["current_price"] > 750 for p in products) >= 3
@@ -395,10 +382,7 @@ def test_verify_customer(db: dict[str, Any]) -> None:
     assert "example.com" not in json.dumps(result)
     assert rt.verify_customer(db, "CUS-2001", "   ")["verified"] is False
     # another customer's correct email does not verify this account
-    assert (
-        rt.verify_customer(db, "CUS-2001", "marcus.bell@example.net")["verified"]
-        is False
-    )
+    assert rt.verify_customer(db, "CUS-2001", "marcus.bell@example.net")["verified"] is False
 
 
 def test_verify_customer_unknown(db: dict[str, Any]) -> None:
@@ -649,18 +633,14 @@ def test_central_fallback_matches_zoneinfo() -> None:
                 moment = start + timedelta(hours=hour, minutes=30)
                 expected = moment.astimezone(zone)
                 actual = rt._central_fallback(moment)
-                assert actual.replace(tzinfo=None) == expected.replace(tzinfo=None), (
-                    moment
-                )
+                assert actual.replace(tzinfo=None) == expected.replace(tzinfo=None), moment
 
 
 # =========================================================================== issue_refund
 
 
 def test_refund_unopened_general_item_in_full(db: dict[str, Any]) -> None:
-    record = rt.issue_refund(
-        db, "ORD-1001", ["ORD-1001-2"], "within_window", "original_payment", 0
-    )
+    record = rt.issue_refund(db, "ORD-1001", ["ORD-1001-2"], "within_window", "original_payment", 0)
     assert record["amount"] == 178.0  # 89.00 x 2
     assert record["restocking_fee_amount"] == 0.0
     assert record["refund_id"].startswith("REF_")
@@ -691,12 +671,8 @@ def test_refund_unopened_general_item_in_full(db: dict[str, Any]) -> None:
     ("percent", "fee", "amount"),
     [(15, 52.50, 297.49), (10, 35.00, 314.99), (0, 0.0, 349.99)],
 )
-def test_restocking_fee_arithmetic(
-    db: dict[str, Any], percent: int, fee: float, amount: float
-) -> None:
-    record = rt.issue_refund(
-        db, "ORD-1002", ["ORD-1002-2"], "within_window", "original_payment", percent
-    )
+def test_restocking_fee_arithmetic(db: dict[str, Any], percent: int, fee: float, amount: float) -> None:
+    record = rt.issue_refund(db, "ORD-1002", ["ORD-1002-2"], "within_window", "original_payment", percent)
     assert record["restocking_fee_percent"] == percent
     assert record["restocking_fee_amount"] == fee
     assert record["amount"] == amount
@@ -704,9 +680,7 @@ def test_restocking_fee_arithmetic(
 
 def test_restocking_fee_policy_example(db: dict[str, Any]) -> None:
     _item_of(db, "ORD-1001", "ORD-1001-1")["price"] = 400.00
-    record = rt.issue_refund(
-        db, "ORD-1001", ["ORD-1001-1"], "within_window", "original_payment", 10
-    )
+    record = rt.issue_refund(db, "ORD-1001", ["ORD-1001-1"], "within_window", "original_payment", 10)
     assert (record["restocking_fee_amount"], record["amount"]) == (40.0, 360.0)
 
 
@@ -762,9 +736,7 @@ def test_refund_explicit_amount(db: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize("amount", [0.0, -5.0, 0.001, math.nan, math.inf])
-def test_refund_amount_must_be_positive_and_finite(
-    db: dict[str, Any], amount: float
-) -> None:
+def test_refund_amount_must_be_positive_and_finite(db: dict[str, Any], amount: float) -> None:
     with pytest.raises(ToolError, match="amount"):
         rt.issue_refund(
             db,
@@ -781,13 +753,9 @@ def test_refund_amount_must_be_positive_and_finite(
 
 def test_refund_id_errors(db: dict[str, Any]) -> None:
     with pytest.raises(ToolError, match="ORD-9999"):
-        rt.issue_refund(
-            db, "ORD-9999", ["ORD-9999-1"], "within_window", "original_payment", 0
-        )
+        rt.issue_refund(db, "ORD-9999", ["ORD-9999-1"], "within_window", "original_payment", 0)
     with pytest.raises(ToolError, match=r"ORD-1002-1.*not part of order 'ORD-1001'"):
-        rt.issue_refund(
-            db, "ORD-1001", ["ORD-1002-1"], "within_window", "original_payment", 0
-        )
+        rt.issue_refund(db, "ORD-1001", ["ORD-1002-1"], "within_window", "original_payment", 0)
     with pytest.raises(ToolError, match="at least one"):
         rt.issue_refund(db, "ORD-1001", [], "within_window", "original_payment", 0)
     with pytest.raises(ToolError, match="more than once"):
@@ -818,16 +786,10 @@ def test_refund_is_atomic_when_one_item_is_bad(db: dict[str, Any]) -> None:
 
 
 def test_refund_twice_is_rejected(db: dict[str, Any]) -> None:
-    first = rt.issue_refund(
-        db, "ORD-1001", ["ORD-1001-2"], "within_window", "original_payment", 0
-    )
+    first = rt.issue_refund(db, "ORD-1001", ["ORD-1001-2"], "within_window", "original_payment", 0)
     snapshot = copy.deepcopy(db)
-    with pytest.raises(
-        ToolError, match=rf"already refunded \(refund {first['refund_id']}\)"
-    ):
-        rt.issue_refund(
-            db, "ORD-1001", ["ORD-1001-2"], "within_window", "original_payment", 0
-        )
+    with pytest.raises(ToolError, match=rf"already refunded \(refund {first['refund_id']}\)"):
+        rt.issue_refund(db, "ORD-1001", ["ORD-1001-2"], "within_window", "original_payment", 0)
     with pytest.raises(ToolError, match="already refunded"):
         rt.issue_refund(
             db,
@@ -851,9 +813,7 @@ def test_refund_twice_is_rejected(db: dict[str, Any]) -> None:
 
 
 def test_refund_to_store_credit_raises_balance(db: dict[str, Any]) -> None:
-    record = rt.issue_refund(
-        db, "ORD-1003", ["ORD-1003-1"], "manager_approved", "store_credit", 0, 500.0
-    )
+    record = rt.issue_refund(db, "ORD-1003", ["ORD-1003-1"], "manager_approved", "store_credit", 0, 500.0)
     assert record["paid_to"] == "store_credit"
     assert record["store_credit_balance_after"] == 525.0
     assert _customer_of(db, "CUS-2002")["store_credit_balance"] == 525.0
@@ -861,22 +821,16 @@ def test_refund_to_store_credit_raises_balance(db: dict[str, Any]) -> None:
 
 
 def test_refund_original_payment_leaves_balance(db: dict[str, Any]) -> None:
-    rt.issue_refund(
-        db, "ORD-1003", ["ORD-1003-1"], "within_window", "original_payment", 0
-    )
+    rt.issue_refund(db, "ORD-1003", ["ORD-1003-1"], "within_window", "original_payment", 0)
     assert _customer_of(db, "CUS-2002")["store_credit_balance"] == 25.0
 
 
 def test_transit_damage_refund_includes_shipping_once(db: dict[str, Any]) -> None:
-    first = rt.issue_refund(
-        db, "ORD-1001", ["ORD-1001-2"], "damaged_in_transit", "original_payment", 0
-    )
+    first = rt.issue_refund(db, "ORD-1001", ["ORD-1001-2"], "damaged_in_transit", "original_payment", 0)
     assert first["shipping_refunded"] == 9.99
     assert first["amount"] == 187.99
     assert _order_of(db, "ORD-1001")["shipping_refunded"] is True
-    second = rt.issue_refund(
-        db, "ORD-1001", ["ORD-1001-1"], "wrong_item", "original_payment", 0
-    )
+    second = rt.issue_refund(db, "ORD-1001", ["ORD-1001-1"], "wrong_item", "original_payment", 0)
     assert second["shipping_refunded"] == 0.0
     assert second["amount"] == 249.99
 
@@ -884,9 +838,7 @@ def test_transit_damage_refund_includes_shipping_once(db: dict[str, Any]) -> Non
 def test_transit_damage_explicit_amount_may_include_shipping(
     db: dict[str, Any],
 ) -> None:
-    record = rt.issue_refund(
-        db, "ORD-1001", ["ORD-1001-2"], "wrong_item", "original_payment", 0, 183.0
-    )
+    record = rt.issue_refund(db, "ORD-1001", ["ORD-1001-2"], "wrong_item", "original_payment", 0, 183.0)
     assert record["amount"] == 183.0
     assert record["shipping_refunded"] == 5.0
     with pytest.raises(ToolError, match="exceeds"):
@@ -902,9 +854,7 @@ def test_transit_damage_explicit_amount_may_include_shipping(
 
 
 def test_price_adjustment(db: dict[str, Any]) -> None:
-    record = rt.issue_refund(
-        db, "ORD-1001", ["ORD-1001-2"], "price_adjustment", "original_payment", 0, 20.0
-    )
+    record = rt.issue_refund(db, "ORD-1001", ["ORD-1001-2"], "price_adjustment", "original_payment", 0, 20.0)
     assert record["amount"] == 20.0
     assert record["reason_code"] == "price_adjustment"
     item = _item_of(db, "ORD-1001", "ORD-1001-2")
@@ -926,9 +876,7 @@ def test_price_adjustment(db: dict[str, Any]) -> None:
             5.0,
         )
     # the item can still be returned: the adjustment already paid is deducted
-    refund = rt.issue_refund(
-        db, "ORD-1001", ["ORD-1001-2"], "within_window", "original_payment", 0
-    )
+    refund = rt.issue_refund(db, "ORD-1001", ["ORD-1001-2"], "within_window", "original_payment", 0)
     assert refund["amount"] == 158.0
     assert item["return_status"] == "refunded"
     assert _count(db, "refunds") == 2
@@ -952,9 +900,7 @@ def test_price_adjustment_split_over_items(db: dict[str, Any]) -> None:
 
 def test_price_adjustment_errors(db: dict[str, Any]) -> None:
     with pytest.raises(ToolError, match="amount is required"):
-        rt.issue_refund(
-            db, "ORD-1001", ["ORD-1001-2"], "price_adjustment", "original_payment", 0
-        )
+        rt.issue_refund(db, "ORD-1001", ["ORD-1001-2"], "price_adjustment", "original_payment", 0)
     with pytest.raises(ToolError, match="restocking_fee_percent 0"):
         rt.issue_refund(
             db,
@@ -992,9 +938,7 @@ def test_price_adjustment_errors(db: dict[str, Any]) -> None:
 def test_exchanged_item_cannot_be_refunded(db: dict[str, Any]) -> None:
     rt.process_exchange(db, "ORD-1001", "ORD-1001-2", "LHT-AP-3301", "size_or_color")
     with pytest.raises(ToolError, match="already exchanged"):
-        rt.issue_refund(
-            db, "ORD-1001", ["ORD-1001-2"], "within_window", "original_payment", 0
-        )
+        rt.issue_refund(db, "ORD-1001", ["ORD-1001-2"], "within_window", "original_payment", 0)
 
 
 # =========================================================================== issue_store_credit
@@ -1012,10 +956,7 @@ def test_issue_store_credit(db: dict[str, Any]) -> None:
     no_order = rt.issue_store_credit(db, "CUS-2003", 24.99, "no_receipt")
     assert no_order["order_id"] is None
     assert _customer_of(db, "CUS-2003")["store_credit_balance"] == 24.99
-    assert (
-        rt.get_return_history(db, "CUS-2003")["no_receipt_credit_last_90_days_usd"]
-        == 24.99
-    )
+    assert rt.get_return_history(db, "CUS-2003")["no_receipt_credit_last_90_days_usd"] == 24.99
 
 
 def test_issue_store_credit_errors(db: dict[str, Any]) -> None:
@@ -1034,9 +975,7 @@ def test_issue_store_credit_errors(db: dict[str, Any]) -> None:
 
 
 def test_process_exchange(db: dict[str, Any]) -> None:
-    record = rt.process_exchange(
-        db, "ORD-1001", "ORD-1001-1", "LHT-EL-2041", "warranty_replacement"
-    )
+    record = rt.process_exchange(db, "ORD-1001", "ORD-1001-1", "LHT-EL-2041", "warranty_replacement")
     assert record["exchange_id"].startswith("EXC_")
     assert record["original_sku"] == "LHT-EL-2041"
     assert record["replacement_sku"] == "LHT-EL-2041"
@@ -1058,13 +997,9 @@ def test_process_exchange_errors(db: dict[str, Any]) -> None:
     rt.process_exchange(db, "ORD-1001", "ORD-1001-1", "LHT-EL-2041", "defective")
     with pytest.raises(ToolError, match="already exchanged"):
         rt.process_exchange(db, "ORD-1001", "ORD-1001-1", "LHT-EL-2041", "defective")
-    rt.issue_refund(
-        db, "ORD-1001", ["ORD-1001-2"], "within_window", "original_payment", 0
-    )
+    rt.issue_refund(db, "ORD-1001", ["ORD-1001-2"], "within_window", "original_payment", 0)
     with pytest.raises(ToolError, match="already refunded"):
-        rt.process_exchange(
-            db, "ORD-1001", "ORD-1001-2", "LHT-AP-3301", "size_or_color"
-        )
+        rt.process_exchange(db, "ORD-1001", "ORD-1001-2", "LHT-AP-3301", "size_or_color")
     assert _count(db, "exchanges") == 1
 
 
@@ -1106,22 +1041,16 @@ def test_escalate_with_order(db: dict[str, Any]) -> None:
     assert db["escalations"] == [record]
     with pytest.raises(ToolError, match="already pending"):
         rt.escalate_to_manager(db, "high_value_refund", "Again.", "ORD-1003")
-    rt.escalate_to_manager(
-        db, "account_integrity", "Flagged account.", "ORD-1003", "CUS-2002"
-    )
+    rt.escalate_to_manager(db, "account_integrity", "Flagged account.", "ORD-1003", "CUS-2002")
     assert _count(db, "escalations") == 2
 
 
 def test_escalate_without_order(db: dict[str, Any]) -> None:
-    record = rt.escalate_to_manager(
-        db, "policy_gap", "Bulk order for a business account.", customer_id="CUS-2003"
-    )
+    record = rt.escalate_to_manager(db, "policy_gap", "Bulk order for a business account.", customer_id="CUS-2003")
     assert record["order_id"] is None
     assert record["customer_id"] == "CUS-2003"
     assert all(o["return_status"] is None for o in db["orders"])
-    bare = rt.escalate_to_manager(
-        db, "policy_gap", "General question the SOP does not cover."
-    )
+    bare = rt.escalate_to_manager(db, "policy_gap", "General question the SOP does not cover.")
     assert bare["order_id"] is None and bare["customer_id"] is None
 
 
@@ -1142,18 +1071,14 @@ def test_escalate_errors(db: dict[str, Any]) -> None:
 
 
 def test_flag_account(db: dict[str, Any]) -> None:
-    record = rt.flag_account(
-        db, "CUS-2001", "return_abuse", "7 returns in the trailing 90 days."
-    )
+    record = rt.flag_account(db, "CUS-2001", "return_abuse", "7 returns in the trailing 90 days.")
     assert record["flag_id"].startswith("FLG_")
     assert record["added"] is True
     assert _customer_of(db, "CUS-2001")["account_flags"] == ["return_abuse"]
     again = rt.flag_account(db, "CUS-2001", "return_abuse", "Second note.")
     assert again["added"] is False
     assert _customer_of(db, "CUS-2001")["account_flags"] == ["return_abuse"]
-    rt.flag_account(
-        db, "CUS-2001", "identity_mismatch", "Three different emails tried."
-    )
+    rt.flag_account(db, "CUS-2001", "identity_mismatch", "Three different emails tried.")
     assert _customer_of(db, "CUS-2001")["account_flags"] == [
         "return_abuse",
         "identity_mismatch",
@@ -1181,9 +1106,7 @@ def test_flag_account_errors(db: dict[str, Any]) -> None:
 
 def test_flag_account_creates_missing_flag_list(db: dict[str, Any]) -> None:
     del _customer_of(db, "CUS-2003")["account_flags"]
-    rt.flag_account(
-        db, "CUS-2003", "identity_mismatch", "Name does not match the account."
-    )
+    rt.flag_account(db, "CUS-2003", "identity_mismatch", "Name does not match the account.")
     assert _customer_of(db, "CUS-2003")["account_flags"] == ["identity_mismatch"]
 
 
@@ -1221,9 +1144,7 @@ def test_record_decision_errors(db: dict[str, Any]) -> None:
 
 def _script(db: dict[str, Any]) -> list[Any]:
     return [
-        rt.issue_refund(
-            db, "ORD-1001", ["ORD-1001-2"], "within_window", "original_payment", 0
-        ),
+        rt.issue_refund(db, "ORD-1001", ["ORD-1001-2"], "within_window", "original_payment", 0),
         rt.issue_store_credit(db, "CUS-2003", 10.0, "goodwill"),
         rt.process_exchange(db, "ORD-1001", "ORD-1001-1", "LHT-EL-2041", "defective"),
         rt.deny_return(db, "ORD-1004", "final_sale"),
