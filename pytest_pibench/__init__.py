@@ -71,7 +71,53 @@ _EXPORTS: dict[str, str] = {
     "bundled_scenarios_dir": "_paths",
 }
 
-__all__ = ["BENCHMARK_VERSION", "__version__", *sorted(_EXPORTS)]
+__all__ = [
+    "BENCHMARK_VERSION",
+    "__version__",
+    "AgentProtocol",
+    "AgentSpec",
+    "AgentSpecError",
+    "BaselineAgent",
+    "Binding",
+    "CheckResult",
+    "Domain",
+    "DomainError",
+    "Environment",
+    "EpisodeResult",
+    "JudgeProtocol",
+    "LABELS",
+    "OracleAgent",
+    "STOP_SIGNALS",
+    "Scenario",
+    "ScenarioError",
+    "ScenarioResult",
+    "ScriptedUser",
+    "TraceEntry",
+    "UserProtocol",
+    "ValidationReport",
+    "bind_scenario",
+    "build_tool_call",
+    "bundled_scenarios_dir",
+    "compute_metrics",
+    "deep_merge",
+    "derive_seed",
+    "discover_scenarios",
+    "error_row",
+    "evaluate",
+    "json_schema",
+    "load_domain",
+    "load_scenario",
+    "pass_hat_k",
+    "resolve_agent",
+    "resolve_decision",
+    "run_episode",
+    "run_one",
+    "run_suite",
+    "scenario_row",
+    "to_leaderboard",
+    "validate",
+    "wilson_interval",
+]
 
 if TYPE_CHECKING:
     from ._agents import AgentSpec, AgentSpecError, BaselineAgent, OracleAgent, resolve_agent
@@ -85,11 +131,11 @@ if TYPE_CHECKING:
     from ._loading import ScenarioError, discover_scenarios, json_schema, load_scenario
     from ._messages import STOP_SIGNALS, build_tool_call
     from ._metrics import compute_metrics, pass_hat_k, wilson_interval
+    from ._paths import bundled_scenarios_dir
     from ._protocols import AgentProtocol, JudgeProtocol, UserProtocol
     from ._rows import error_row, scenario_row
     from ._schema import LABELS, Scenario
     from ._seeds import derive_seed
-    from ._paths import bundled_scenarios_dir
     from ._suite import run_one, run_suite
     from ._users import ScriptedUser
     from ._validator import ValidationReport, validate

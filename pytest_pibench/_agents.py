@@ -83,10 +83,7 @@ class OracleAgent:
 
     def generate(self, message: dict[str, Any], state: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         if not state["replayed"]:
-            calls = [
-                build_tool_call(name, args, call_id=f"oracle-{i}")
-                for i, (name, args) in enumerate(self._calls)
-            ]
+            calls = [build_tool_call(name, args, call_id=f"oracle-{i}") for i, (name, args) in enumerate(self._calls)]
             return {"role": "assistant", "content": None, "tool_calls": calls}, {"replayed": True}
         return {"role": "assistant", "content": _CLOSING}, state
 
@@ -118,7 +115,9 @@ class BaselineAgent:
         tools: list[dict[str, Any]],
         message_history: list[dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
-        schema = next((t.get("parameters", {}) for t in tools if t.get("name") == "record_decision"), {})
+        schema: dict[str, Any] = next(
+            (t.get("parameters", {}) for t in tools if t.get("name") == "record_decision"), {}
+        )
         return {"decided": False, "schema": schema}
 
     def generate(self, message: dict[str, Any], state: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -137,7 +136,7 @@ class BaselineAgent:
             if name in arguments:
                 continue
             prop = properties.get(name, {})
-            if "enum" in prop and prop["enum"]:
+            if prop.get("enum"):
                 arguments[name] = prop["enum"][0]
                 continue
             arguments[name] = {
@@ -229,6 +228,7 @@ def _factory(target: Any, spec: str) -> Callable[[Scenario], Any]:
             raise AgentSpecError(f"agent spec {spec!r}: {target.__name__} has no generate/init_state methods")
         return lambda scenario: target()
     if callable(target):
+
         def build(scenario: Scenario) -> Any:
             agent = target()
             if not _is_agent(agent):

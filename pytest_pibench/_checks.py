@@ -154,9 +154,7 @@ def resolve_path(db: Any, path: str) -> Any:
             items = current.get(collection)
             if not isinstance(items, list):
                 return MISSING
-            current = next(
-                (item for item in items if isinstance(item, dict) and str(item.get(key)) == value), MISSING
-            )
+            current = next((item for item in items if isinstance(item, dict) and str(item.get(key)) == value), MISSING)
             if current is MISSING:
                 return MISSING
         else:

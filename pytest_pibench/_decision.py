@@ -45,9 +45,7 @@ class DecisionInfo:
         }
 
 
-def resolve_decision(
-    trace: Sequence[TraceEntry] | None, messages: Sequence[dict[str, Any]]
-) -> DecisionInfo:
+def resolve_decision(trace: Sequence[TraceEntry] | None, messages: Sequence[dict[str, Any]]) -> DecisionInfo:
     """The canonical decision of a run.
 
     1. Tool channel: the last ``record_decision`` call whose ``decision`` is one

@@ -102,9 +102,7 @@ class Environment:
         if error:
             content = json.dumps(text)
             self.error_count += 1
-        self.trace.append(
-            TraceEntry(len(self.trace), name, copy.deepcopy(arguments), content, error, requestor)
-        )
+        self.trace.append(TraceEntry(len(self.trace), name, copy.deepcopy(arguments), content, error, requestor))
         return {
             "role": "tool",
             "id": str(call.get("id", "")),

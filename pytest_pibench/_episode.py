@@ -210,8 +210,12 @@ class _Episode:
         if self.seed is not None:
             steps += [("agent", "set_seed", self.agent, (self.seed,)), ("user", "set_seed", self.user, (self.seed,))]
         steps.append(
-            ("agent", "init_state", self.agent,
-             (self.binding.benchmark_context(), self.binding.tool_schemas, [dict(greeting)]))
+            (
+                "agent",
+                "init_state",
+                self.agent,
+                (self.binding.benchmark_context(), self.binding.tool_schemas, [dict(greeting)]),
+            )
         )
         steps.append(("user", "init_state", self.user, (scenario.user_simulation.model_dump(),)))
         for role, method, participant, args in steps:
@@ -225,8 +229,9 @@ class _Episode:
             except _Timeout:
                 return self._fail(role, "timeout", f"{role}.{method} did not return before the episode timeout")
             except Exception as exc:
-                return self._fail(role, "exception", f"{role}.{method} raised {type(exc).__name__}: {exc}",
-                                  traceback.format_exc())
+                return self._fail(
+                    role, "exception", f"{role}.{method} raised {type(exc).__name__}: {exc}", traceback.format_exc()
+                )
             if method == "init_state":
                 states[role] = value
         return None
@@ -239,7 +244,9 @@ class _Episode:
         current: dict[str, Any] = self.messages[0]
         while True:
             if to_role == "environment":
-                current = self.env.execute_all(current["tool_calls"], requestor="assistant" if env_caller == "agent" else "user")
+                current = self.env.execute_all(
+                    current["tool_calls"], requestor="assistant" if env_caller == "agent" else "user"
+                )
                 self.messages.append(current)
                 to_role = env_caller
                 self.steps += 1
@@ -258,8 +265,11 @@ class _Episode:
                 if self.env.error_count >= self.max_errors:
                     return "too_many_errors"
             if deadline is not None and time.monotonic() >= deadline:
-                self._fail(to_role if to_role != "environment" else "agent", "timeout",
-                           f"the episode exceeded its {self.timeout:g}s timeout")
+                self._fail(
+                    to_role if to_role != "environment" else "agent",
+                    "timeout",
+                    f"the episode exceeded its {self.timeout:g}s timeout",
+                )
                 return "timeout"
 
     def _participant_turn(
@@ -277,8 +287,9 @@ class _Episode:
             ) from None
         except (Exception, SystemExit) as exc:  # even sys.exit() in agent code is one episode's error
             raise _Failure(
-                self._fail(role, "exception", f"{role}.generate raised {type(exc).__name__}: {exc}",
-                           traceback.format_exc())
+                self._fail(
+                    role, "exception", f"{role}.generate raised {type(exc).__name__}: {exc}", traceback.format_exc()
+                )
             ) from None
         if not (isinstance(returned, tuple) and len(returned) == 2):
             kind = type(returned).__name__
@@ -297,8 +308,11 @@ class _Episode:
         try:
             custom_stop = bool(getattr(participant, "is_stop", lambda m: False)(message))
         except Exception as exc:
-            raise _Failure(self._fail(role, "exception", f"{role}.is_stop raised {type(exc).__name__}: {exc}",
-                                      traceback.format_exc())) from None
+            raise _Failure(
+                self._fail(
+                    role, "exception", f"{role}.is_stop raised {type(exc).__name__}: {exc}", traceback.format_exc()
+                )
+            ) from None
         if custom_stop or is_stop_signal(message):
             return message, role, f"{role}_stop"
         if message.get("tool_calls"):

@@ -141,8 +141,9 @@ def _transcript_parts(transcript: Any) -> tuple[list[dict[str, Any]], list[Trace
     return [dict(m) for m in messages], trace, state, reason
 
 
-def event_flags(scenario: Scenario, trace: Sequence[TraceEntry] | None, messages: Sequence[dict[str, Any]],
-                decision: DecisionInfo) -> dict[str, bool]:
+def event_flags(
+    scenario: Scenario, trace: Sequence[TraceEntry] | None, messages: Sequence[dict[str, Any]], decision: DecisionInfo
+) -> dict[str, bool]:
     """V_r, AT_r, UR_r, OR_r, EA_r exactly as upstream §7.4 (all false without a trace)."""
     if trace is None:
         return dict.fromkeys(("V_r", "UR_r", "OR_r", "EA_r", "AT_r"), False)
@@ -167,8 +168,9 @@ def _judge_text(check: NLJudgeCheck, messages: Sequence[dict[str, Any]]) -> str:
     return _JOIN.join(texts)
 
 
-def _judge_all(checks: Sequence[NLJudgeCheck], messages: Sequence[dict[str, Any]],
-               judge: JudgeProtocol | None) -> list[CheckResult]:
+def _judge_all(
+    checks: Sequence[NLJudgeCheck], messages: Sequence[dict[str, Any]], judge: JudgeProtocol | None
+) -> list[CheckResult]:
     results = []
     cache: dict[tuple[str, str], str] = {}
     for check in checks:
@@ -188,7 +190,9 @@ def _judge_all(checks: Sequence[NLJudgeCheck], messages: Sequence[dict[str, Any]
                 if answer in ("YES", "NO"):
                     break
         except Exception as exc:
-            results.append(CheckResult(check.outcome_id, "NL_JUDGE", False, f"judge error: {type(exc).__name__}: {exc}"))
+            results.append(
+                CheckResult(check.outcome_id, "NL_JUDGE", False, f"judge error: {type(exc).__name__}: {exc}")
+            )
             continue
         if answer not in ("YES", "NO"):
             results.append(CheckResult(check.outcome_id, "NL_JUDGE", False, "judge answer unparseable after retry"))
@@ -211,10 +215,12 @@ def evaluate(scenario: Scenario, transcript: Any, *, judge: JudgeProtocol | None
     decision = resolve_decision(trace, messages)
     flags = event_flags(scenario, trace, messages, decision)
 
-    def result(reward: float, passed: bool, semantic: float | None, outcomes: list[CheckResult],
-               breakdown: dict[str, Any]) -> ScenarioResult:
-        return ScenarioResult(scenario.scenario_id, scenario.label, reason, reward, passed, semantic,
-                              outcomes, decision, flags, breakdown)
+    def result(
+        reward: float, passed: bool, semantic: float | None, outcomes: list[CheckResult], breakdown: dict[str, Any]
+    ) -> ScenarioResult:
+        return ScenarioResult(
+            scenario.scenario_id, scenario.label, reason, reward, passed, semantic, outcomes, decision, flags, breakdown
+        )
 
     if reason not in NORMAL_TERMINATIONS:
         return result(0.0, False, 0.0, [], {"reason": f"abnormal_termination:{reason}"})
@@ -226,11 +232,15 @@ def evaluate(scenario: Scenario, transcript: Any, *, judge: JudgeProtocol | None
             if trace is None:  # upstream appends nothing without a trace (vacuous)
                 breakdown[family] = 0.0
                 continue
-            batch = [CheckResult(c.outcome_id, c.type, *run_policy_check(c, trace, messages, decision))
-                     for c in criteria.policy_checks]
+            batch = [
+                CheckResult(c.outcome_id, c.type, *run_policy_check(c, trace, messages, decision))
+                for c in criteria.policy_checks
+            ]
         elif family == "STATE_FIELD":
-            batch = [CheckResult(c.outcome_id, "state_field", *run_state_check(c, state))
-                     for c in criteria.state_field_checks]
+            batch = [
+                CheckResult(c.outcome_id, "state_field", *run_state_check(c, state))
+                for c in criteria.state_field_checks
+            ]
         elif family == "NL_JUDGE":
             batch = _judge_all(criteria.nl_judge_checks, messages, judge)
         else:

@@ -11,9 +11,21 @@ from ._metrics import compute_metrics
 __all__ = ["to_leaderboard"]
 
 _DETAIL_KEYS = (
-    "scenario_id", "trial", "domain", "domain_name", "leaderboard_primary", "label", "status",
-    "reward", "all_passed", "semantic_score", "canonical_decision", "decision_channel",
-    "decision_valid", "decision_error", "event_flags",
+    "scenario_id",
+    "trial",
+    "domain",
+    "domain_name",
+    "leaderboard_primary",
+    "label",
+    "status",
+    "reward",
+    "all_passed",
+    "semantic_score",
+    "canonical_decision",
+    "decision_channel",
+    "decision_valid",
+    "decision_error",
+    "event_flags",
 )
 _OPTIONAL_KEYS = ("benchmark_version", "error", "seed", "duration", "tool_calls", "dimensions")
 
@@ -26,8 +38,7 @@ def _reward(row: Mapping[str, Any]) -> float:
 
 
 def _detail(row: Mapping[str, Any]) -> dict[str, Any]:
-    defaults: dict[str, Any] = {"semantic_score": 0.0, "canonical_decision": "", "status": "unknown",
-                                "event_flags": {}}
+    defaults: dict[str, Any] = {"semantic_score": 0.0, "canonical_decision": "", "status": "unknown", "event_flags": {}}
     detail = {key: row.get(key, defaults.get(key)) for key in _DETAIL_KEYS}
     detail["reward"] = _reward(row)
     for key in _OPTIONAL_KEYS:
@@ -36,8 +47,13 @@ def _detail(row: Mapping[str, Any]) -> dict[str, Any]:
     checks = row.get("outcome_checks")
     if checks:
         detail["outcome_checks"] = [
-            {"outcome_id": c.get("outcome_id"), "type": c.get("type"), "passed": c.get("passed"),
-             "detail": c.get("detail"), "dimension": ""}
+            {
+                "outcome_id": c.get("outcome_id"),
+                "type": c.get("type"),
+                "passed": c.get("passed"),
+                "detail": c.get("detail"),
+                "dimension": "",
+            }
             for c in checks
         ]
     return detail

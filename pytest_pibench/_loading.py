@@ -72,9 +72,7 @@ def _pydantic_problems(error: ValidationError) -> list[Problem]:
     for item in error.errors(include_url=False):
         message = item["msg"]
         if item["type"] == "union_tag_invalid":
-            message = f"unknown check type {item['input'].get('type')!r}; expected one of " + (
-                ", ".join(CHECK_TYPES)
-            )
+            message = f"unknown check type {item['input'].get('type')!r}; expected one of " + (", ".join(CHECK_TYPES))
         problems.append((_format_loc(item["loc"]), message))
     return problems
 

@@ -59,9 +59,10 @@ def is_stop_signal(message: dict[str, Any]) -> bool:
 def message_problem(message: Any, role: str = "assistant") -> str | None:
     """Why ``message`` is not a valid participant message, or None when it is.
 
-    The rules are upstream's (strict): a dict with the expected ``role`` and either non-blank text or a non-empty ``tool_calls`` list; each
-    call has a non-blank ``id`` and ``name`` and ``arguments`` as an object
-    (a JSON string is rejected).
+    The rules are upstream's (strict): a dict with the expected ``role`` and
+    either non-blank text or a non-empty ``tool_calls`` list; each call has a
+    non-blank ``id`` and ``name`` and ``arguments`` as an object (a JSON
+    string is rejected).
     """
     if message is None:
         return "returned None instead of a message"

@@ -153,8 +153,7 @@ class StateFieldCheck(_CheckBase):
 
     type: Literal["state_field"]
     field_path: NonEmptyStr = Field(
-        description="Dotted path; a segment may be collection[key=value], e.g. "
-        "orders[order_id=ORD-1].return_status"
+        description="Dotted path; a segment may be collection[key=value], e.g. orders[order_id=ORD-1].return_status"
     )
     equals: Any = Field(description="Expected value (Python equality; null is a real value).")
 
@@ -271,9 +270,7 @@ class ReferenceCall(_Model):
 
 
 class ReferenceTrajectory(_Model):
-    calls: list[ReferenceCall] = Field(
-        default_factory=list, description="The gold tool calls, in order."
-    )
+    calls: list[ReferenceCall] = Field(default_factory=list, description="The gold tool calls, in order.")
     decision: Label | None = None
     # Upstream's shape (validated, never replayed with arguments).
     tool_sequence: list[NonEmptyStr] | None = Field(None, min_length=1)
@@ -287,10 +284,10 @@ class Scenario(_Model):
     schema_version: Literal["pibench_scenario_v1"]
     meta: Meta
     label: Label
-    leaderboard: Leaderboard = Field(default_factory=Leaderboard)
-    policy_context: PolicyContext = Field(default_factory=PolicyContext)
+    leaderboard: Leaderboard = Field(default_factory=lambda: Leaderboard())
+    policy_context: PolicyContext = Field(default_factory=lambda: PolicyContext())
     environment_setup: EnvironmentSetup
-    user_simulation: UserSimulation = Field(default_factory=UserSimulation)
+    user_simulation: UserSimulation = Field(default_factory=lambda: UserSimulation())
     evaluation_criteria: EvaluationCriteria
     available_tools: list[NonEmptyStr] | None = Field(None, min_length=1)
     reference_trajectory: ReferenceTrajectory | None = None
@@ -309,8 +306,4 @@ class Scenario(_Model):
     @property
     def forbidden_tools(self) -> list[str]:
         """Tools named by ``tool_not_called`` policy checks, in check order."""
-        return [
-            c.tool_name
-            for c in self.evaluation_criteria.policy_checks
-            if isinstance(c, ToolNotCalledCheck)
-        ]
+        return [c.tool_name for c in self.evaluation_criteria.policy_checks if isinstance(c, ToolNotCalledCheck)]

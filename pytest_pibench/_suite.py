@@ -46,21 +46,44 @@ def run_one(
     loaded: Scenario | None = target if isinstance(target, Scenario) else None
     domain_name = ""
     try:
-        loaded = loaded or load_scenario(target)
+        if loaded is None:
+            loaded = load_scenario(target) if isinstance(target, Path) else target
         binding = bind_scenario(loaded)
         domain_name = binding.domain.name
         agent_obj = spec.build(loaded)
         user = user_factory(loaded) if user_factory else None
-        episode = run_episode(loaded, agent_obj, user, seed=seed, max_steps=max_steps,
-                              max_errors=max_errors, timeout=timeout, binding=binding)
+        episode = run_episode(
+            loaded,
+            agent_obj,
+            user,
+            seed=seed,
+            max_steps=max_steps,
+            max_errors=max_errors,
+            timeout=timeout,
+            binding=binding,
+        )
         result = evaluate(loaded, episode, judge=judge)
     except Exception as exc:
         scenario_id = loaded.scenario_id if loaded else _seed_key(target)
-        return error_row(scenario_id, f"{type(exc).__name__}: {exc}", scenario=loaded, trial=trial,
-                         agent=spec.name, domain_name=domain_name, seed=seed,
-                         traceback=traceback.format_exc())
-    return scenario_row(loaded, result, episode, trial=trial, agent=spec.name, domain_name=domain_name,
-                        include_transcript=include_transcript)
+        return error_row(
+            scenario_id,
+            f"{type(exc).__name__}: {exc}",
+            scenario=loaded,
+            trial=trial,
+            agent=spec.name,
+            domain_name=domain_name,
+            seed=seed,
+            traceback=traceback.format_exc(),
+        )
+    return scenario_row(
+        loaded,
+        result,
+        episode,
+        trial=trial,
+        agent=spec.name,
+        domain_name=domain_name,
+        include_transcript=include_transcript,
+    )
 
 
 def run_suite(
@@ -76,9 +99,4 @@ def run_suite(
     """
     files = [f for p in paths for f in discover_scenarios(p)]
     specs = [resolve_agent(a) if isinstance(a, str) else a for a in agents]
-    return [
-        run_one(file, spec, trial=trial, **options)
-        for spec in specs
-        for file in files
-        for trial in range(trials)
-    ]
+    return [run_one(file, spec, trial=trial, **options) for spec in specs for file in files for trial in range(trials)]

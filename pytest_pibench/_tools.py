@@ -71,9 +71,7 @@ def tool_from_function(function: Callable[..., Any]) -> Tool:
     hints = typing.get_type_hints(function)
     doc = docstring_parser.parse(inspect.getdoc(function) or "")
     param_docs = {p.arg_name: (p.description or "").strip() for p in doc.params}
-    description = "\n\n".join(
-        part.strip() for part in (doc.short_description, doc.long_description) if part
-    )
+    description = "\n\n".join(part.strip() for part in (doc.short_description, doc.long_description) if part)
 
     fields: dict[str, Any] = {}
     for param in params[1:]:
@@ -86,7 +84,7 @@ def tool_from_function(function: Callable[..., Any]) -> Tool:
             hints[param.name],
             Field(default, description=param_docs.get(param.name) or None),
         )
-    model = create_model(  # type: ignore[call-overload]
+    model = create_model(
         f"{name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
     )
     parameters = _clean_schema(model.model_json_schema())

@@ -201,11 +201,14 @@ def _grounding_problems(scenario: Scenario, binding: Binding, visible: str) -> l
             for key, expected in check.arguments.items():
                 for value in _values(expected):
                     if not _grounded(value, visible):
-                        out.append(f"{check.outcome_id}: {check.tool_name}.{key} demands {value!r}, "
-                                   "which the agent cannot read anywhere")
+                        out.append(
+                            f"{check.outcome_id}: {check.tool_name}.{key} demands {value!r}, "
+                            "which the agent cannot read anywhere"
+                        )
         elif isinstance(check, MessageNotContainsCheck) and check.pattern.lower() not in visible.lower():
-            out.append(f"{check.outcome_id}: pattern {check.pattern!r} never reaches the agent, "
-                       "so the check cannot fail")
+            out.append(
+                f"{check.outcome_id}: pattern {check.pattern!r} never reaches the agent, so the check cannot fail"
+            )
     for sf in crit.state_field_checks:
         if isinstance(sf, StateFieldCheck):
             for value in _values(sf.equals):
@@ -216,9 +219,11 @@ def _grounding_problems(scenario: Scenario, binding: Binding, visible: str) -> l
 
 def _hidden_problems(scenario: Scenario, binding: Binding, oracle: EpisodeResult) -> list[str]:
     user = scenario.user_simulation
-    agent_side = "\n".join([node["content"] for node in binding.benchmark_context()]
-                           + [json.dumps(binding.tool_schemas)]
-                           + [e["result_content"] for e in oracle.trace])
+    agent_side = "\n".join(
+        [node["content"] for node in binding.benchmark_context()]
+        + [json.dumps(binding.tool_schemas)]
+        + [e["result_content"] for e in oracle.trace]
+    )
     spoken = "\n".join([user.initial_user_message, *user.scripted_turns])
     crit = scenario.evaluation_criteria
     checks: list[Any] = [*crit.policy_checks, *crit.state_field_checks, *crit.nl_judge_checks]

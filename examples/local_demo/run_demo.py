@@ -36,8 +36,10 @@ def main() -> None:
         mine = [r for r in rows if r["agent"] == agent]
         m = compute_metrics(mine)
         groups = ", ".join(f"{g.split()[-1]} {v:.2f}" for g, v in m["by_group"].items())
-        print(f"{agent:<20}{len(mine):>5}{m['errors']:>7}{m['compliance_rate']:>12.2f}"
-              f"{m['overall_score']:>9.2f}  {groups}")
+        print(
+            f"{agent:<20}{len(mine):>5}{m['errors']:>7}{m['compliance_rate']:>12.2f}"
+            f"{m['overall_score']:>9.2f}  {groups}"
+        )
         for row in mine:
             if row["status"] != "completed" or not row["all_passed"]:
                 failing = next((c for c in row["outcome_checks"] if c["passed"] is False), None)
