@@ -168,9 +168,20 @@ def _visible_text(binding: Binding, oracle: EpisodeResult) -> str:
     parts = [node["content"] for node in binding.benchmark_context()]
     parts.append(json.dumps(binding.tool_schemas))
     parts += [user.initial_user_message, *user.scripted_turns]
-    parts += [entry["result_content"] for entry in oracle.trace]
-    parts += [json.dumps(json.loads(entry["result_content"])) for entry in oracle.trace]
+    for entry in oracle.trace:
+        # A result that echoes the call's own arguments proves nothing about what the agent could know.
+        echoed = {v for v in _values(entry["arguments"]) if isinstance(v, str)}
+        result = _scrub(json.loads(entry["result_content"]), echoed)
+        parts += [json.dumps(result), json.dumps(result, ensure_ascii=False)]
     return "\n".join(parts)
+
+
+def _scrub(value: Any, echoed: set[str]) -> Any:
+    if isinstance(value, dict):
+        return {k: _scrub(v, echoed) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub(v, echoed) for v in value]
+    return None if isinstance(value, str) and value in echoed else value
 
 
 def _values(value: Any) -> Iterable[Any]:

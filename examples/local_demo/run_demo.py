@@ -30,6 +30,8 @@ def main() -> None:
     started = time.monotonic()
     rows = run_suite([args.scenarios], agents, trials=args.trials)
     elapsed = time.monotonic() - started
+    if not rows:
+        raise SystemExit(f"no scenario files found under {args.scenarios}")
 
     print(f"{'agent':<20}{'rows':>5}{'errors':>7}{'compliance':>12}{'overall':>9}  by group")
     for agent in agents:
