@@ -6,7 +6,6 @@ saved transcript scores the same today, tomorrow and upstream.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,9 +13,10 @@ from typing import Any
 from ._checks import run_policy_check, run_state_check
 from ._decision import DecisionInfo, resolve_decision
 from ._environment import TraceEntry
-from ._messages import extract_text
+from ._families import TIER2_TYPES, CheckResult, run_family
+from ._judging import judge_checks
 from ._protocols import JudgeProtocol
-from ._schema import NLJudgeCheck, Scenario
+from ._schema import Scenario
 
 __all__ = [
     "DIMENSIONS",
@@ -31,7 +31,6 @@ __all__ = [
 NORMAL_TERMINATIONS = frozenset({"agent_stop", "user_stop", "max_steps", "agent_error"})
 """Endings that are scored normally; any other ending scores 0 (upstream's rule)."""
 
-TIER2_TYPES = frozenset({"NL_JUDGE", "NL_ASSERTION"})
 
 DIMENSIONS: tuple[tuple[str, str], ...] = (
     ("decision", "Decision Correctness"),
@@ -56,24 +55,6 @@ _DIMENSION_OF = {
     "NL_ASSERTION": "semantic",
     "nl_assertion_llm_judge": "semantic",
 }
-_JOIN = "\n\n---\n\n"
-
-
-@dataclass(frozen=True, slots=True)
-class CheckResult:
-    """One check's outcome. ``passed`` is None when the check was skipped (no judge)."""
-
-    outcome_id: str
-    type: str
-    passed: bool | None
-    detail: str
-
-    @property
-    def tier(self) -> int:
-        return 2 if self.type in TIER2_TYPES else 1
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"outcome_id": self.outcome_id, "type": self.type, "passed": self.passed, "detail": self.detail}
 
 
 @dataclass(frozen=True)
@@ -161,49 +142,6 @@ def event_flags(
     }
 
 
-def _judge_text(check: NLJudgeCheck, messages: Sequence[dict[str, Any]]) -> str:
-    texts = [t for m in messages if m.get("role") == "assistant" and (t := extract_text(m))]
-    if check.scope == "final_assistant_message":
-        texts = texts[-1:]
-    return _JOIN.join(texts)
-
-
-def _judge_all(
-    checks: Sequence[NLJudgeCheck], messages: Sequence[dict[str, Any]], judge: JudgeProtocol | None
-) -> list[CheckResult]:
-    results = []
-    cache: dict[tuple[str, str], str] = {}
-    for check in checks:
-        text = _judge_text(check, messages)
-        if judge is None:
-            results.append(CheckResult(check.outcome_id, "NL_JUDGE", None, "skipped: no judge configured"))
-            continue
-        if not text:
-            results.append(CheckResult(check.outcome_id, "NL_JUDGE", False, "no assistant messages to judge"))
-            continue
-        key = (hashlib.md5(text.encode()).hexdigest(), check.judge_question)
-        answer = cache.get(key)
-        try:
-            for _ in range(2 if answer is None else 0):  # one retry on an unparseable answer
-                raw = judge.judge(check.judge_question, text)
-                answer = raw.strip().upper() if isinstance(raw, str) else None
-                if answer in ("YES", "NO"):
-                    break
-        except Exception as exc:
-            results.append(
-                CheckResult(check.outcome_id, "NL_JUDGE", False, f"judge error: {type(exc).__name__}: {exc}")
-            )
-            continue
-        if answer not in ("YES", "NO"):
-            results.append(CheckResult(check.outcome_id, "NL_JUDGE", False, "judge answer unparseable after retry"))
-            continue
-        cache[key] = answer
-        passed = answer == check.expected_answer
-        detail = f"judge: expected={check.expected_answer}, actual={answer}"
-        results.append(CheckResult(check.outcome_id, "NL_JUDGE", passed, detail))
-    return results
-
-
 def evaluate(scenario: Scenario, transcript: Any, *, judge: JudgeProtocol | None = None) -> ScenarioResult:
     """Score a transcript (``messages``, ``trace``, ``final_state``, ``termination_reason``).
 
@@ -242,9 +180,9 @@ def evaluate(scenario: Scenario, transcript: Any, *, judge: JudgeProtocol | None
                 for c in criteria.state_field_checks
             ]
         elif family == "NL_JUDGE":
-            batch = _judge_all(criteria.nl_judge_checks, messages, judge)
-        else:
-            batch = [CheckResult("unknown", family, False, f"unsupported evaluator family {family!r}")]
+            batch = judge_checks(criteria.nl_judge_checks, messages, judge)
+        else:  # upstream's other families (ACTION, DB, COMMUNICATE, NL_ASSERTION) or unknown
+            batch = run_family(family, criteria.model_extra or {}, messages, judge)
         breakdown[family] = 1.0 if all(r.passed is not False for r in batch) else 0.0
         outcomes += batch
     tier1 = [r for r in outcomes if r.tier == 1]

@@ -84,9 +84,7 @@ def tool_from_function(function: Callable[..., Any]) -> Tool:
             hints[param.name],
             Field(default, description=param_docs.get(param.name) or None),
         )
-    model = create_model(
-        f"{name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
-    )
+    model = create_model(f"{name}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
     parameters = _clean_schema(model.model_json_schema())
     parameters.setdefault("properties", {})
     return Tool(name, description, parameters, function, model)

@@ -692,8 +692,6 @@ def test_reward_breakdown_per_family():
     assert result.reward_breakdown == {"POLICY": 1.0, "STATE_FIELD": 0.0, "NL_JUDGE": 1.0}
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: §5.5 DB family without expected_db passes upstream; ours fails it "
-                                       "as an unsupported family")
 def test_db_family_without_expected_db_passes():
     result = evaluate(scenario(basis=["POLICY", "DB"]), transcript())
     assert result.all_passed is True
@@ -701,11 +699,37 @@ def test_db_family_without_expected_db_passes():
     assert [r.passed for r in result.outcome_results if r.type == "db_replay"] == [True]
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: §5.5 COMMUNICATE family (communicate_info substrings of assistant "
-                                       "text) is evaluated upstream; ours fails it as an unsupported family")
 def test_communicate_family_checks_assistant_text():
     s = scenario(basis=["POLICY", "COMMUNICATE"], communicate_info=["Order A1"])
     result = evaluate(s, transcript())
     assert result.all_passed is True
     assert result.reward == 1.0
     assert [c["passed"] for c in result.dimensions()["communication"]["checks"]] == [True]
+
+
+def test_action_family_matches_tool_calls_in_messages():
+    actions = [
+        {"action_id": "A1", "name": "lookup_order", "arguments": {"order_id": "A1"}},
+        {"action_id": "A2", "name": "lookup_order", "arguments": {"order_id": "ZZ"}, "compare_args": []},
+        {"action_id": "A3", "name": "deny_return", "arguments": {}},
+    ]
+    s = scenario(basis=["ACTION"], expected_actions=actions)
+    messages = [{"role": "assistant", "tool_calls": [
+        {"id": "1", "name": "lookup_order", "arguments": {"order_id": "A1"}}]}]
+    result = evaluate(s, {"messages": messages, "trace": [], "final_state": {}, "termination_reason": "agent_stop"})
+    assert [(r.outcome_id, r.type, r.passed) for r in result.outcome_results] == [
+        ("A1", "tool_called", True), ("A2", "tool_called", True), ("A3", "tool_called", False)]
+
+
+def test_nl_assertion_family_is_one_aggregated_tier2_result():
+    s = scenario(basis=["POLICY", "NL_ASSERTION"], nl_assertions=["The agent was polite."])
+    skipped = evaluate(s, transcript())
+    assert [(r.type, r.passed) for r in skipped.tier2] == [("NL_ASSERTION", None)]
+
+    class Yes:
+        def judge(self, question, text):
+            return "YES"
+
+    judged = evaluate(s, transcript(), judge=Yes())
+    assert [(r.type, r.passed) for r in judged.tier2] == [("NL_ASSERTION", True)]
+    assert judged.semantic_score == 1.0

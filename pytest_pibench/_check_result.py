@@ -1,0 +1,28 @@
+"""The outcome of one check, as reported in results (upstream's ``{outcome_id, type, passed, detail}``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["TIER2_TYPES", "CheckResult"]
+
+TIER2_TYPES = frozenset({"NL_JUDGE", "NL_ASSERTION"})
+"""Result types that are semantic (Tier 2): they never decide ``all_passed``."""
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """One check's outcome. ``passed`` is None when the check was skipped (no judge)."""
+
+    outcome_id: str
+    type: str
+    passed: bool | None
+    detail: str
+
+    @property
+    def tier(self) -> int:
+        return 2 if self.type in TIER2_TYPES else 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"outcome_id": self.outcome_id, "type": self.type, "passed": self.passed, "detail": self.detail}
