@@ -23,6 +23,7 @@ __all__ = [
     "BaselineAgent",
     "OracleAgent",
     "resolve_agent",
+    "resolve_user",
 ]
 
 BASELINE_DECISIONS: dict[str, str | None] = {
@@ -183,17 +184,33 @@ def resolve_agent(spec: str) -> AgentSpec:
     builtin = _builtin(spec)
     if builtin is not None:
         return builtin
+    names = ", ".join(["oracle", *(f"baseline:{k}" for k in BASELINE_DECISIONS)])
+    return _from_import_spec(spec, "agent", f"use module:Class, module:factory, or a built-in ({names})")
+
+
+def resolve_user(spec: str) -> AgentSpec:
+    """Resolve a user spec: ``scripted`` or ``module:Class`` / ``module:factory`` (like agents).
+
+    Raises:
+        AgentSpecError: with a message saying what is wrong with the spec.
+    """
+    spec = spec.strip()
+    if spec == "scripted":
+        from ._users import ScriptedUser
+
+        return AgentSpec("scripted", lambda scenario: ScriptedUser())
+    return _from_import_spec(spec, "user", "use scripted or module:Class")
+
+
+def _from_import_spec(spec: str, kind: str, hint: str) -> AgentSpec:
+    """``module:attr`` or ``file.py:attr`` -> an AgentSpec building from that object."""
     module_name, sep, attr = spec.rpartition(":")
     if not sep or not module_name or not attr:
-        names = ", ".join(["oracle", *(f"baseline:{k}" for k in BASELINE_DECISIONS)])
-        raise AgentSpecError(
-            f"cannot resolve agent spec {spec!r}: use module:Class, module:factory, or a built-in ({names})"
-        )
-    module = _import(module_name, spec)
-    target = module
+        raise AgentSpecError(f"cannot resolve {kind} spec {spec!r}: {hint}")
+    target = _import(module_name, spec)
     for part in attr.split("."):
         if not hasattr(target, part):
-            raise AgentSpecError(f"agent spec {spec!r}: module {module_name!r} has no attribute {attr!r}")
+            raise AgentSpecError(f"{kind} spec {spec!r}: module {module_name!r} has no attribute {attr!r}")
         target = getattr(target, part)
     return AgentSpec(spec, _factory(target, spec))
 

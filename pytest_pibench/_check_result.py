@@ -5,10 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["TIER2_TYPES", "CheckResult"]
+from ._vocab import TIER2_TYPES
 
-TIER2_TYPES = frozenset({"NL_JUDGE", "NL_ASSERTION"})
-"""Result types that are semantic (Tier 2): they never decide ``all_passed``."""
+__all__ = ["TIER2_TYPES", "CheckResult"]
 
 
 @dataclass(frozen=True, slots=True)

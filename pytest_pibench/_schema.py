@@ -21,6 +21,8 @@ from pydantic import (
     field_validator,
 )
 
+from ._vocab import LABELS
+
 __all__ = [
     "CHECK_TYPES",
     "LABELS",
@@ -53,7 +55,6 @@ __all__ = [
 
 SCHEMA_VERSION = "pibench_scenario_v1"
 Label = Literal["ALLOW", "ALLOW-CONDITIONAL", "DENY", "ESCALATE"]
-LABELS: tuple[str, ...] = ("ALLOW", "ALLOW-CONDITIONAL", "DENY", "ESCALATE")
 
 NonEmptyStr = Annotated[str, Field(min_length=1)]
 

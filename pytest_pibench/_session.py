@@ -1,0 +1,190 @@
+"""The controller side: gather result rows from reports, write files, print the summary, apply gates.
+
+Rows arrive on reports (``report.pibench_row``), so the same code works with
+and without xdist. A scenario item that failed without a row (a crashed xdist
+worker, an exception in a fixture) becomes an error row, never a silent gap.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ._settings import GATE_EXIT_CODE, Settings
+
+__all__ = ["ResultCollector", "results_document"]
+
+RESULTS_FORMAT = "pibench-results"
+RESULTS_FORMAT_VERSION = 1
+_PARAMS = re.compile(r"^(?P<path>[^:]+\.json)::(?P<name>[^\[]+)(?:\[(?P<params>.*)\])?$")
+
+
+def _row_order(row: dict[str, Any]) -> tuple[str, str, int]:
+    return (str(row.get("agent")), str(row.get("scenario_id")), int(row.get("trial") or 0))
+
+
+def results_document(rows: list[dict[str, Any]], settings: dict[str, Any], wall_time: float) -> dict[str, Any]:
+    """Our versioned results file: settings, metrics per agent, every row (with its transcript)."""
+    from . import BENCHMARK_VERSION, __version__
+    from ._metrics import compute_metrics
+
+    ordered = sorted(rows, key=_row_order)
+    by_agent: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in ordered:
+        by_agent[str(row.get("agent"))].append(row)
+    return {
+        "format": RESULTS_FORMAT,
+        "format_version": RESULTS_FORMAT_VERSION,
+        "pytest_pibench_version": __version__,
+        "benchmark_version": BENCHMARK_VERSION,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "wall_time": round(wall_time, 3),
+        "settings": settings,
+        "agents": {agent: {"metrics": compute_metrics(agent_rows)} for agent, agent_rows in by_agent.items()},
+        "rows": ordered,
+    }
+
+
+class ResultCollector:
+    """Registered as the ``pibench-results`` plugin on every process; acts on the controller only."""
+
+    def __init__(self, config: pytest.Config, settings: Settings) -> None:
+        self.config = config
+        self.settings = settings
+        self.is_worker = hasattr(config, "workerinput")
+        self.rows: dict[str, dict[str, Any]] = {}
+        self.unscored: dict[str, str] = {}
+        self.other_failures = 0
+        self.started = time.monotonic()
+        self.document: dict[str, Any] | None = None
+        self.verdict: Any = None
+        self.baseline: dict[str, Any] | None = None
+        self.gate_overrode: int | None = None
+
+    # ------------------------------------------------------------------ gathering
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if self.is_worker:
+            return
+        row = getattr(report, "pibench_row", None)
+        if isinstance(row, dict):
+            self.rows[report.nodeid] = row
+            self.unscored.pop(report.nodeid, None)
+            return
+        if not report.failed:
+            return
+        if ".json::" in report.nodeid:
+            if report.nodeid not in self.rows and report.nodeid not in self.unscored:
+                self.unscored[report.nodeid] = _failure_text(report)
+        elif not getattr(report, "context", None):  # a failing subtest is not a test of its own
+            self.other_failures += 1
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if not self.is_worker and report.failed:
+            self.other_failures += 1
+
+    def _crash_rows(self) -> list[dict[str, Any]]:
+        from ._loading import load_scenario
+        from ._rows import error_row
+
+        rows = []
+        for nodeid, reason in self.unscored.items():
+            match = _PARAMS.match(nodeid)
+            path, name, params = (
+                (match.group("path"), match.group("name"), match.group("params") or "") if match else ("", nodeid, "")
+            )
+            trial_match = re.search(r"(?:^|-)t(\d+)(?:-|$)", params)
+            trial = int(trial_match.group(1)) if trial_match else 0
+            agent = re.sub(r"(?:^|-)t\d+(?:-|$)", "", params, count=1) or "agent"
+            scenario = None
+            with contextlib.suppress(Exception):  # the file itself may be what failed
+                scenario = load_scenario(self.config.rootpath / path)
+            row = error_row(
+                scenario.scenario_id if scenario else name, reason, scenario=scenario, trial=trial, agent=agent
+            )
+            row["nodeid"] = nodeid
+            rows.append(row)
+        return rows
+
+    # ------------------------------------------------------------------ finishing
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> Any:
+        if not self.is_worker and (self.rows or self.unscored):
+            self._finish(session)
+        return (yield)
+
+    def _finish(self, session: pytest.Session) -> None:
+        from ._gates import check_gates
+        from ._leaderboard import to_leaderboard
+
+        rows = list(self.rows.values()) + self._crash_rows()
+        wall = time.monotonic() - self.started
+        self.document = results_document(rows, self.settings.to_dict(), wall)
+        if self.settings.results:
+            _write_json(self.settings.results, self.document)
+        if self.settings.leaderboard:
+            agents = list(self.document["agents"])
+            for agent in agents:
+                mine = [r for r in self.document["rows"] if r.get("agent") == agent]
+                target = self._leaderboard_path(agent, several=len(agents) > 1)
+                _write_json(target, to_leaderboard(mine, agent_id=agent, time_used=round(wall, 3)))
+        if not self.settings.has_gate:
+            return
+        metrics = {a: v["metrics"] for a, v in self.document["agents"].items()}
+        self.verdict = check_gates(self.settings, metrics, self.document["rows"], self.baseline)
+        errors = sum(1 for r in self.document["rows"] if r.get("status") == "error")
+        if not self.verdict.passed:
+            if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+                self.gate_overrode = int(session.exitstatus)
+                session.exitstatus = GATE_EXIT_CODE
+        elif session.exitstatus == pytest.ExitCode.TESTS_FAILED and not errors and not self.other_failures:
+            # With a gate, failing scenarios are expected; the gate is the verdict.
+            self.gate_overrode = int(session.exitstatus)
+            session.exitstatus = pytest.ExitCode.OK
+
+    def _leaderboard_path(self, agent: str, *, several: bool) -> str:
+        path = Path(str(self.settings.leaderboard))
+        if not several:
+            return str(path)
+        safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", agent).strip("_")
+        return str(path.with_name(f"{path.stem}.{safe}{path.suffix}"))
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.is_worker or self.document is None:
+            return
+        from ._summary import write_summary
+
+        write_summary(terminalreporter, self)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_json_modifyreport(self, json_report: dict[str, Any]) -> None:
+        """pytest-json-report: a ``pibench`` block with the settings and the metrics per agent."""
+        if self.document is None:
+            return
+        json_report["pibench"] = {
+            "format": RESULTS_FORMAT,
+            "format_version": RESULTS_FORMAT_VERSION,
+            "benchmark_version": self.document["benchmark_version"],
+            "settings": self.document["settings"],
+            "agents": self.document["agents"],
+            "gate": None if self.verdict is None else {"passed": self.verdict.passed, "lines": self.verdict.lines},
+        }
+
+
+def _failure_text(report: pytest.TestReport) -> str:
+    text = str(report.longrepr).strip() if report.longrepr else ""
+    return text[:4000] or f"{report.when} failed"
+
+
+def _write_json(path: str, data: Any) -> None:
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(data, indent=1, default=str) + "\n", encoding="utf-8")

@@ -1,0 +1,169 @@
+"""Plugin settings: each ``--pibench-*`` option, also settable as ``pibench_*`` in the ini file.
+
+Kept free of heavy imports: it is read on every pytest start-up.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+__all__ = ["GATE_EXIT_CODE", "Gate", "Settings", "add_options", "read_settings"]
+
+GATE_EXIT_CODE = 8
+"""Exit code of a run whose gate (``--pibench-fail-under``, ``--pibench-baseline``) failed."""
+
+_DEFAULTS: dict[str, Any] = {
+    "trials": 1,
+    "seed": 42,
+    "max_steps": 40,
+    "timeout": 600.0,
+    "results": "pibench-results.json",
+    "tolerance": 0.0,
+    "user": "scripted",
+}
+
+
+@dataclass(frozen=True)
+class Gate:
+    """``--pibench-fail-under METRIC=VALUE``: the metric must be at least ``value``."""
+
+    metric: str
+    value: float
+
+    def __str__(self) -> str:
+        return f"{self.metric}>={self.value:g}"
+
+
+@dataclass(frozen=True)
+class Settings:
+    agents: tuple[str, ...] = ()
+    user: str = "scripted"
+    trials: int = 1
+    seed: int = 42
+    max_steps: int = 40
+    timeout: float | None = 600.0
+    results: str | None = "pibench-results.json"
+    leaderboard: str | None = None
+    fail_under: tuple[Gate, ...] = ()
+    baseline: str | None = None
+    tolerance: float = 0.0
+    scenario_dirs: tuple[Path, ...] = field(default_factory=tuple)
+
+    @property
+    def has_gate(self) -> bool:
+        return bool(self.fail_under or self.baseline)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings that change results, for the results file."""
+        return {
+            "agents": list(self.agents),
+            "user": self.user,
+            "trials": self.trials,
+            "seed": self.seed,
+            "max_steps": self.max_steps,
+            "timeout": self.timeout,
+        }
+
+
+_OPTIONS: list[tuple[str, dict[str, Any], str]] = [
+    (
+        "agent",
+        {"action": "append", "metavar": "SPEC"},
+        "agent to benchmark (repeatable): oracle, baseline:allow|deny|escalate|silent, module:Class, "
+        "module:factory, path.py:Class",
+    ),
+    ("user", {"metavar": "SPEC"}, "simulated user: scripted (default) or module:Class"),
+    ("trials", {"metavar": "N"}, "episodes per scenario and agent (default 1)"),
+    ("seed", {"metavar": "N"}, "base seed; per-trial seeds are derived by sha256 (default 42)"),
+    ("max-steps", {"metavar": "N"}, "step limit per episode (default 40)"),
+    ("timeout", {"metavar": "SECONDS"}, "wall-clock limit per episode, 0 for none (default 600)"),
+    ("results", {"metavar": "PATH"}, "results file, '' for none (default pibench-results.json)"),
+    ("leaderboard", {"metavar": "PATH"}, "write the AgentBeats leaderboard artifact here"),
+    (
+        "fail-under",
+        {"action": "append", "metavar": "METRIC=VALUE"},
+        "gate (repeatable): compliance, overall, tier1_overall, semantic, pass^K, a column or group name",
+    ),
+    ("baseline", {"metavar": "PATH"}, "results file of a baseline run: fail on regressions"),
+    ("tolerance", {"metavar": "X"}, "allowed drop of a gated metric against the baseline (default 0)"),
+]
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("pibench", "pi-bench policy-compliance benchmark")
+    for name, kwargs, help_text in _OPTIONS:
+        dest = "pibench_" + name.replace("-", "_")
+        group.addoption(f"--pibench-{name}", dest=dest, help=help_text, **kwargs)
+        if kwargs.get("action") == "append":
+            parser.addini(dest, help=help_text, type="linelist", default=[])
+        else:
+            parser.addini(dest, help=help_text, type="string", default=None)
+    parser.addini(
+        "pibench_scenarios",
+        type="paths",
+        default=[],
+        help="folders whose scenario files are collected (also the default when --pibench-agent has no paths)",
+    )
+
+
+def _raw(config: pytest.Config, name: str) -> Any:
+    dest = "pibench_" + name.replace("-", "_")
+    value = config.getoption(dest)
+    if value is None or value == []:
+        value = config.getini(dest)
+    return None if value in ([], "") and name not in ("results",) else value
+
+
+def _number(config: pytest.Config, name: str, kind: type, minimum: float) -> Any:
+    value = _raw(config, name)
+    if value is None:
+        return _DEFAULTS[name.replace("-", "_")]
+    try:
+        number = kind(value)
+    except (TypeError, ValueError):
+        raise pytest.UsageError(f"--pibench-{name}: expected a number, got {value!r}") from None
+    if number < minimum:
+        raise pytest.UsageError(f"--pibench-{name}: must be at least {minimum:g}, got {value!r}")
+    return number
+
+
+_GATE = re.compile(r"^\s*([^=]+?)\s*=\s*([-+0-9.eE]+)\s*$")
+
+
+def _gates(values: list[str]) -> tuple[Gate, ...]:
+    gates = []
+    for text in values:
+        match = _GATE.match(text)
+        if not match:
+            raise pytest.UsageError(f"--pibench-fail-under: expected METRIC=VALUE, got {text!r}")
+        value = float(match.group(2))
+        if not 0.0 <= value <= 1.0:
+            raise pytest.UsageError(f"--pibench-fail-under {text!r}: values are fractions between 0 and 1")
+        gates.append(Gate(match.group(1), value))
+    return tuple(gates)
+
+
+def read_settings(config: pytest.Config) -> Settings:
+    """Read and check every option; a bad value is a usage error (exit code 4) with a message."""
+    timeout = _number(config, "timeout", float, 0)
+    results = _raw(config, "results")
+    agents = tuple(dict.fromkeys(a.strip() for a in (_raw(config, "agent") or []) if a.strip()))
+    return Settings(
+        agents=agents,
+        user=(_raw(config, "user") or "scripted").strip(),
+        trials=_number(config, "trials", int, 1),
+        seed=_number(config, "seed", int, 0),
+        max_steps=_number(config, "max-steps", int, 1),
+        timeout=timeout or None,
+        results=_DEFAULTS["results"] if results is None else (results or None),
+        leaderboard=_raw(config, "leaderboard"),
+        fail_under=_gates(list(_raw(config, "fail-under") or [])),
+        baseline=_raw(config, "baseline"),
+        tolerance=_number(config, "tolerance", float, 0),
+        scenario_dirs=tuple(Path(p) for p in config.getini("pibench_scenarios")),
+    )

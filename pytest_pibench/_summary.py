@@ -1,0 +1,111 @@
+"""The terminal summary: one compact table (metrics x agents), then the failed scenarios and gates."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from ._vocab import GROUPS
+
+if TYPE_CHECKING:
+    from ._session import ResultCollector
+
+__all__ = ["summary_lines", "write_summary"]
+
+_FLAGS = (
+    ("Violation rate", "violation_rate"),
+    ("Forbidden-attempt rate", "attempt_rate"),
+    ("Under-refusal rate", "under_refusal_rate"),
+    ("Over-refusal rate", "over_refusal_rate"),
+    ("Escalation accuracy", "escalation_accuracy_rate"),
+)
+
+
+def _num(value: Any) -> str:
+    return f"{value:.3f}" if isinstance(value, int | float) else "-"
+
+
+def _at(metrics: Mapping[str, Any], path: tuple[str, ...]) -> Any:
+    value: Any = metrics
+    for key in path:
+        value = value.get(key) if isinstance(value, Mapping) else None
+    return value
+
+
+def _interval(value: Any) -> str:
+    return f"{value[0]:.2f}-{value[1]:.2f}" if value else "-"
+
+
+def _table(metrics: Mapping[str, Mapping[str, Any]], trials: int) -> list[tuple[str, list[str]]]:
+    spec: list[tuple[str, tuple[str, ...], Callable[[Any], str]]] = [
+        ("Overall", ("overall_score",), _num),
+        ("Full compliance", ("compliance_rate",), _num),
+        ("  95% interval", ("extended", "compliance_interval_95"), _interval),
+        ("Tier-1 overall", ("extended", "tier1_overall_score"), _num),
+        ("Semantic score", ("extended", "semantic_score"), _num),
+    ]
+    for group, columns in GROUPS.items():
+        spec.append((group, ("by_group", group), _num))
+        spec += [(f"  {column}", ("by_column", column, "score"), _num) for column in columns]
+    if trials > 1:
+        spec += [(f"pass^{k}", ("extended", "pass_hat_k", str(k)), _num) for k in range(1, trials + 1)]
+    spec += [(label, ("event_flag_rates", key), _num) for label, key in _FLAGS]
+    rows = [(label, [fmt(_at(m, path)) for m in metrics.values()]) for label, path, fmt in spec]
+    rows.append(("Episodes (errors)", [f"{m['total_scenarios']} ({m['errors']})" for m in metrics.values()]))
+    return rows
+
+
+def summary_lines(document: Mapping[str, Any]) -> list[str]:
+    """The table and the failed scenarios, as plain lines."""
+    metrics = {agent: data["metrics"] for agent, data in document["agents"].items()}
+    table = _table(metrics, int(document["settings"].get("trials", 1)))
+    width = max(len(label) for label, _ in table) + 2
+    cols = [max(9, len(agent) + 2) for agent in metrics]
+    lines = ["".ljust(width) + "".join(a.rjust(w) for a, w in zip(metrics, cols, strict=True))]
+    lines += [
+        label.ljust(width) + "".join(v.rjust(w) for v, w in zip(values, cols, strict=True)) for label, values in table
+    ]
+    lines.append(f"Wall time: {document['wall_time']:.1f}s")
+    failed = [r for r in document["rows"] if r.get("status") != "completed" or not r.get("all_passed")]
+    if failed:
+        lines += ["", f"Failed scenarios ({len(failed)}):"]
+        for row in failed:
+            lines.append("  " + _failure(row))
+    return lines
+
+
+def _failure(row: Mapping[str, Any]) -> str:
+    head = f"{row.get('agent')} {row.get('scenario_id')} t{row.get('trial', 0)}"
+    if row.get("status") == "error":
+        return f"{head}: ERROR {row.get('termination_reason')}: {str(row.get('error') or '')[:160]}"
+    first = next(
+        (c for c in row.get("outcome_checks") or [] if c.get("passed") is False and c.get("tier", 1) == 1), None
+    )
+    decision = f"[{row.get('label')} -> {row.get('canonical_decision')}]"
+    if first is None:
+        return f"{head} {decision}: {row.get('termination_reason')}"
+    return f"{head} {decision} {first['outcome_id']}: {str(first['detail'])[:160]}"
+
+
+def write_summary(terminal: Any, collector: ResultCollector) -> None:
+    document = collector.document
+    assert document is not None
+    terminal.write_sep("=", "pi-bench summary")
+    for line in summary_lines(document):
+        terminal.write_line(line)
+    if collector.settings.results:
+        terminal.write_line(f"Results: {collector.settings.results}")
+    verdict = collector.verdict
+    if verdict is not None:
+        state = "PASSED" if verdict.passed else f"FAILED (exit code {document_exit(collector)})"
+        terminal.write_line(f"Gate: {state}")
+        for line in verdict.lines:
+            terminal.write_line(f"  {line}")
+        if verdict.passed and collector.gate_overrode is not None:
+            terminal.write_line("  (failing scenarios do not fail the run when a gate is set; the gate decides)")
+
+
+def document_exit(collector: ResultCollector) -> int:
+    from ._settings import GATE_EXIT_CODE
+
+    return GATE_EXIT_CODE
