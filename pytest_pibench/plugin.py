@@ -21,9 +21,6 @@ import pytest
 
 from ._settings import Settings, add_options, read_settings
 
-if TYPE_CHECKING:
-    pass
-
 __all__ = [
     "pytest_addoption",
     "pytest_collect_file",
