@@ -91,26 +91,28 @@ class ResultCollector:
             self.other_failures += 1
 
     def _crash_rows(self) -> list[dict[str, Any]]:
+        """Error rows for scenario items that failed without a row (crashed worker, broken file...)."""
         from ._loading import load_scenario
         from ._rows import error_row
 
         rows = []
         for nodeid, reason in self.unscored.items():
             match = _PARAMS.match(nodeid)
-            path, name, params = (
-                (match.group("path"), match.group("name"), match.group("params") or "") if match else ("", nodeid, "")
-            )
-            trial_match = re.search(r"(?:^|-)t(\d+)(?:-|$)", params)
-            trial = int(trial_match.group(1)) if trial_match else 0
-            agent = re.sub(r"(?:^|-)t\d+(?:-|$)", "", params, count=1) or "agent"
+            path, name, params = (match["path"], match["name"], match["params"]) if match else ("", nodeid, None)
+            if params is None:  # the file itself is broken: it fails for every agent and trial
+                keys = [(a, t) for a in self.settings.agents or ("agent",) for t in range(self.settings.trials)]
+            else:
+                trial = re.search(r"(?:^|-)t(\d+)(?:-|$)", params)
+                agent = re.sub(r"(?:^|-)t\d+(?=-|$)", "", params, count=1).strip("-") or "agent"
+                keys = [(agent, int(trial.group(1)) if trial else 0)]
             scenario = None
             with contextlib.suppress(Exception):  # the file itself may be what failed
                 scenario = load_scenario(self.config.rootpath / path)
-            row = error_row(
-                scenario.scenario_id if scenario else name, reason, scenario=scenario, trial=trial, agent=agent
-            )
-            row["nodeid"] = nodeid
-            rows.append(row)
+            for agent, trial_index in keys:
+                row = error_row(scenario.scenario_id if scenario else name, reason, scenario=scenario,
+                                trial=trial_index, agent=agent)
+                row["nodeid"] = nodeid
+                rows.append(row)
         return rows
 
     # ------------------------------------------------------------------ finishing

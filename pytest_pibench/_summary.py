@@ -60,7 +60,7 @@ def summary_lines(document: Mapping[str, Any]) -> list[str]:
     metrics = {agent: data["metrics"] for agent, data in document["agents"].items()}
     table = _table(metrics, int(document["settings"].get("trials", 1)))
     width = max(len(label) for label, _ in table) + 2
-    cols = [max(9, len(agent) + 2) for agent in metrics]
+    cols = [max(12, len(agent) + 2) for agent in metrics]
     lines = ["".ljust(width) + "".join(a.rjust(w) for a, w in zip(metrics, cols, strict=True))]
     lines += [
         label.ljust(width) + "".join(v.rjust(w) for v, w in zip(values, cols, strict=True)) for label, values in table

@@ -147,8 +147,9 @@ def pibench_agent(request: pytest.FixtureRequest) -> Any:
     """
     param = getattr(request, "param", None)
     if param is None:
-        raise pytest.UsageError(
-            "no agent to benchmark: pass --pibench-agent=SPEC or define a pibench_agent fixture in conftest.py"
+        pytest.fail(
+            "no agent to benchmark: pass --pibench-agent=SPEC or define a pibench_agent fixture in conftest.py",
+            pytrace=False,
         )
     return param
 

@@ -40,3 +40,12 @@ def write_scenario(workspace: Path) -> Callable[..., Path]:
         return path
 
     return write
+
+
+
+@pytest.fixture
+def toy_project(pytester: pytest.Pytester) -> pytest.Pytester:
+    """A pytester folder holding the toy workspace (domains/ and scenarios/)."""
+    shutil.copytree(TOY_WORKSPACE / "domains", pytester.path / "domains")
+    shutil.copytree(TOY_WORKSPACE / "scenarios", pytester.path / "scenarios")
+    return pytester

@@ -1,0 +1,197 @@
+"""The ``pi`` command: thin wrappers over ``pytest.main`` (one engine for both paths) plus tools.
+
+    pi list [--domain D] [PATH]            scenarios with label and capability column
+    pi run SCENARIO... [--agent SPEC]      run scenario files (pytest underneath)
+    pi run-domain DOMAIN [--num-trials N] [--concurrency N]
+    pi validate [PATH...]                  the scenario validator; exit 1 on any problem
+    pi report FILE [-o OUT]                results or pytest-json-report file -> leaderboard JSON
+    pi schema                              the JSON Schema of scenario files
+
+Arguments after ``--`` go to pytest unchanged. Upstream's flag names are
+accepted: ``--agent``, ``--agent-llm``, ``--user-llm``, ``--num-trials``,
+``--concurrency``, ``--seed``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["main"]
+
+
+def _run_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--agent", action="append", help="agent spec (repeatable); default: oracle")
+    parser.add_argument("--agent-llm", help="shortcut for --agent litellm:MODEL")
+    parser.add_argument("--user", help="user spec: scripted (default) or module:Class")
+    parser.add_argument("--user-llm", help="shortcut for --user litellm:MODEL")
+    parser.add_argument("--num-trials", type=int, help="trials per scenario")
+    parser.add_argument("--concurrency", type=int, help="parallel workers (pytest-xdist -n)")
+    parser.add_argument("--seed", type=int, help="base seed")
+    parser.add_argument("--max-steps", type=int, help="step limit per episode")
+    parser.add_argument("--results", help="results file (default pibench-results.json)")
+    parser.add_argument("--leaderboard", help="write the leaderboard artifact here")
+
+
+def _pytest_args(args: argparse.Namespace, paths: list[str], extra: list[str]) -> list[str]:
+    agents = list(args.agent or [])
+    if args.agent_llm:
+        agents.append(f"litellm:{args.agent_llm}")
+    out = [f"--pibench-agent={a}" for a in agents or ["oracle"]]
+    user = f"litellm:{args.user_llm}" if args.user_llm else args.user
+    for flag, value in (
+        ("--pibench-user", user),
+        ("--pibench-trials", args.num_trials),
+        ("--pibench-seed", args.seed),
+        ("--pibench-max-steps", args.max_steps),
+        ("--pibench-results", args.results),
+        ("--pibench-leaderboard", args.leaderboard),
+    ):
+        if value is not None:
+            out.append(f"{flag}={value}")
+    if args.concurrency and args.concurrency > 1:
+        out += ["-n", str(args.concurrency)]
+    return [*paths, *out, *extra]
+
+
+def _domain_dir(domain: str) -> Path:
+    from ._domain import canonical_domain_name
+    from ._paths import bundled_scenarios_dir
+
+    for root in (Path.cwd() / "scenarios", bundled_scenarios_dir()):
+        candidate = root / canonical_domain_name(domain)
+        if candidate.is_dir():
+            return candidate
+    raise SystemExit(f"pi: no scenarios for domain {domain!r} (looked in ./scenarios and the bundled set)")
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    from ._domain import canonical_domain_name
+    from ._loading import ScenarioError, discover_scenarios, load_scenario
+    from ._paths import bundled_scenarios_dir
+
+    root = Path(args.path) if args.path else bundled_scenarios_dir()
+    wanted = canonical_domain_name(args.domain) if args.domain else None
+    rows = []
+    for file in discover_scenarios(root):
+        try:
+            scenario = load_scenario(file)
+        except ScenarioError as exc:
+            rows.append(("INVALID", "", "", "", f"{file.name}: {exc.problems[0][1]}"))
+            continue
+        domain = canonical_domain_name(scenario.meta.domain)
+        if wanted and domain != wanted:
+            continue
+        rows.append((scenario.scenario_id, domain, scenario.label, scenario.leaderboard.primary, file.name))
+    if not rows:
+        print(f"no scenarios found under {root}" + (f" for domain {args.domain}" if args.domain else ""))
+        return 1
+    widths = [max(len(r[i]) for r in [*rows, ("scenario", "domain", "label", "column", "file")]) for i in range(5)]
+    header = ("scenario", "domain", "label", "column", "file")
+    for row in [header, *rows]:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+    print(f"\n{len(rows)} scenario(s)")
+    return 0
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from ._paths import bundled_scenarios_dir
+    from ._validator import validate
+
+    failed = False
+    for path in args.paths or [str(bundled_scenarios_dir())]:
+        report = validate(path)
+        print(report.format())
+        failed = failed or not report.ok
+    return 1 if failed else 0
+
+
+def rows_from_file(path: str) -> tuple[list[dict[str, Any]], float]:
+    """Rows and wall time from our results file or a pytest-json-report file."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise SystemExit(f"pi report: cannot read {path}: {exc}") from None
+    if isinstance(data, dict) and data.get("format") == "pibench-results":
+        return list(data.get("rows") or []), float(data.get("wall_time") or 0.0)
+    if isinstance(data, dict) and isinstance(data.get("tests"), list):
+        rows = [t["metadata"]["pibench"] for t in data["tests"] if "pibench" in (t.get("metadata") or {})]
+        if rows:
+            return rows, float(data.get("duration") or 0.0)
+        raise SystemExit(f"pi report: {path} has no pi-bench metadata (was the run made with --json-report?)")
+    raise SystemExit(f"pi report: {path} is neither a pi-bench results file nor a pytest-json-report file")
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from ._leaderboard import to_leaderboard
+
+    rows, wall = rows_from_file(args.file)
+    agents = list(dict.fromkeys(str(r.get("agent", "agent")) for r in rows))
+    artifacts = {a: to_leaderboard([r for r in rows if r.get("agent", "agent") == a], agent_id=a,
+                                   time_used=round(wall, 3)) for a in agents}
+    if not args.output:
+        payload: Any = artifacts[agents[0]] if len(agents) == 1 else list(artifacts.values())
+        print(json.dumps(payload, indent=1))
+        return 0
+    out = Path(args.output)
+    for agent, artifact in artifacts.items():
+        target = out if len(agents) == 1 else out.with_name(f"{out.stem}.{_safe(agent)}{out.suffix}")
+        target.write_text(json.dumps(artifact, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {target}")
+    return 0
+
+
+def _safe(name: str) -> str:
+    import re
+
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    extra: list[str] = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, extra = argv[:cut], argv[cut + 1 :]
+    parser = argparse.ArgumentParser(prog="pi", description="pi-bench policy-compliance benchmark")
+    commands = parser.add_subparsers(dest="command", required=True)
+    listing = commands.add_parser("list", help="list scenarios with label and capability column")
+    listing.add_argument("path", nargs="?", help="scenario folder (default: the bundled scenarios)")
+    listing.add_argument("--domain", help="only this domain (name or upstream alias)")
+    run = commands.add_parser("run", help="run scenario files through pytest")
+    run.add_argument("scenarios", nargs="+", help="scenario files or folders")
+    _run_options(run)
+    run_domain = commands.add_parser("run-domain", help="run every scenario of a domain")
+    run_domain.add_argument("domain")
+    _run_options(run_domain)
+    check = commands.add_parser("validate", help="validate scenarios (exit 1 on any problem)")
+    check.add_argument("paths", nargs="*", help="files or folders (default: the bundled scenarios)")
+    report = commands.add_parser("report", help="leaderboard artifact from a results or json-report file")
+    report.add_argument("file")
+    report.add_argument("-o", "--output", help="write here instead of standard output")
+    commands.add_parser("schema", help="print the JSON Schema of scenario files")
+    args = parser.parse_args(argv)
+
+    if args.command == "list":
+        return _cmd_list(args)
+    if args.command == "validate":
+        return _cmd_validate(args)
+    if args.command == "report":
+        return _cmd_report(args)
+    if args.command == "schema":
+        from ._loading import json_schema
+
+        print(json.dumps(json_schema(), indent=2))
+        return 0
+    import pytest
+
+    paths = args.scenarios if args.command == "run" else [str(_domain_dir(args.domain))]
+    return int(pytest.main(_pytest_args(args, paths, extra)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
