@@ -26,8 +26,15 @@ RESULTS_FORMAT_VERSION = 1
 _PARAMS = re.compile(r"^(?P<path>[^:]+\.json)::(?P<name>[^\[]+)(?:\[(?P<params>.*)\])?$")
 
 
-def _row_order(row: dict[str, Any]) -> tuple[str, str, int]:
-    return (str(row.get("agent")), str(row.get("scenario_id")), int(row.get("trial") or 0))
+def _row_order(agents: list[str]) -> Any:
+    """Agents in command-line order, then scenarios by id and trial (never by completion order)."""
+    rank = {agent: index for index, agent in enumerate(agents)}
+
+    def key(row: dict[str, Any]) -> tuple[int, str, str, int]:
+        agent = str(row.get("agent"))
+        return (rank.get(agent, len(rank)), agent, str(row.get("scenario_id")), int(row.get("trial") or 0))
+
+    return key
 
 
 def results_document(rows: list[dict[str, Any]], settings: dict[str, Any], wall_time: float) -> dict[str, Any]:
@@ -35,7 +42,7 @@ def results_document(rows: list[dict[str, Any]], settings: dict[str, Any], wall_
     from . import BENCHMARK_VERSION, __version__
     from ._metrics import compute_metrics
 
-    ordered = sorted(rows, key=_row_order)
+    ordered = sorted(rows, key=_row_order(list(settings.get("agents") or [])))
     by_agent: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in ordered:
         by_agent[str(row.get("agent"))].append(row)

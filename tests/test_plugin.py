@@ -200,8 +200,12 @@ def test_gates_and_exit_codes(toy_project):
                                "--pibench-fail-under=Escalation / Abstention=0.9")
     assert ok.ret == 0
     ok.stdout.fnmatch_lines(["*Gate: PASSED*", "*ok   oracle: compliance = 1.0000 >= 1*"])
-    bad = toy_project.runpytest("scenarios", "--pibench-agent=baseline:escalate", "--pibench-fail-under=overall=0.9")
+    bad = toy_project.runpytest("scenarios", "--pibench-agent=baseline:escalate", "--pibench-fail-under=overall=0.9",
+                                "--json-report", "--json-report-file=gate.json")
     assert bad.ret == 8
+    report = json.loads((toy_project.path / "gate.json").read_text())
+    assert report["exitcode"] == 8  # set before pytest-json-report records it
+    assert report["pibench"]["gate"]["passed"] is False
     bad.stdout.fnmatch_lines(["*Gate: FAILED (exit code 8)*", "*FAIL baseline:escalate: overall = *< 0.9*"])
     lenient = toy_project.runpytest("scenarios", "--pibench-agent=baseline:escalate",
                                     "--pibench-fail-under=overall=0.1")

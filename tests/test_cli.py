@@ -1,0 +1,84 @@
+"""The ``pi`` command end to end (subprocesses: it runs pytest underneath)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import TOY_ALLOW, TOY_WORKSPACE
+
+from pytest_pibench.cli import _pytest_args, main
+
+
+def pi(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "pytest_pibench", *args], capture_output=True, text=True, cwd=cwd)
+
+
+def test_list_by_domain_alias_shows_labels_and_columns(tmp_path):
+    out = pi("list", "--domain", "retail_refund_sop_v1", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].split() == ["scenario", "domain", "label", "column", "file"]
+    assert any("RET_002_OPENED_HEADPHONES_FEE" in line and "ALLOW-CONDITIONAL" in line
+               and "Policy Interpretation" in line for line in lines)
+    assert lines[-1].endswith("scenario(s)")
+
+
+def test_list_of_an_unknown_domain_says_so(tmp_path, capsys):
+    assert main(["list", "--domain", "finra", str(TOY_WORKSPACE / "scenarios")]) == 1
+    assert "no scenarios found" in capsys.readouterr().out
+
+
+def test_run_with_upstream_flag_names(tmp_path):
+    out = pi("run", str(TOY_ALLOW), "--agent", "oracle", "--num-trials", "2", "--seed", "5",
+             "--results", "r.json", "--", "-q", cwd=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["settings"]["trials"] == 2 and data["settings"]["seed"] == 5
+    assert [r["trial"] for r in data["rows"]] == [0, 1]
+
+
+def test_run_domain_with_concurrency_uses_xdist(tmp_path):
+    out = pi("run-domain", "retail", "--agent", "baseline:allow", "--concurrency", "2", cwd=tmp_path)
+    assert out.returncode == 1  # the baseline fails scenarios: pytest's exit code comes through
+    assert "2 workers" in out.stdout
+    rows = json.loads((tmp_path / "pibench-results.json").read_text())["rows"]
+    assert len(rows) >= 8 and {r["agent"] for r in rows} == {"baseline:allow"}
+
+
+def test_run_domain_unknown(tmp_path):
+    out = pi("run-domain", "bakery", cwd=tmp_path)
+    assert out.returncode == 1
+    assert "no scenarios for domain 'bakery'" in out.stderr
+
+
+def test_validate_exit_codes(tmp_path):
+    assert pi("validate", cwd=tmp_path).returncode == 0
+    bad = tmp_path / "bad.json"
+    data = json.loads(TOY_ALLOW.read_text())
+    data["label"] = "PERHAPS"
+    bad.write_text(json.dumps(data))
+    out = pi("validate", str(bad), cwd=tmp_path)
+    assert out.returncode == 1
+    assert "[schema] label" in out.stdout
+
+
+def test_report_rejects_other_files(tmp_path):
+    other = tmp_path / "x.json"
+    other.write_text('{"hello": 1}')
+    with pytest.raises(SystemExit, match="neither a pi-bench results file nor a pytest-json-report file"):
+        main(["report", str(other)])
+
+
+def test_upstream_flags_map_to_plugin_options():
+    from argparse import Namespace
+
+    args = Namespace(agent=None, agent_llm="gpt-4o-mini", user=None, user_llm="gpt-4o-mini", num_trials=3,
+                     concurrency=4, seed=1, max_steps=None, results=None, leaderboard=None)
+    assert _pytest_args(args, ["scenarios"], ["-x"]) == [
+        "scenarios", "--pibench-agent=litellm:gpt-4o-mini", "--pibench-user=litellm:gpt-4o-mini",
+        "--pibench-trials=3", "--pibench-seed=1", "-n", "4", "-x",
+    ]
