@@ -13,6 +13,7 @@ malformed message, or a hang past ``timeout`` ends the episode with a reason
 from __future__ import annotations
 
 import json
+import queue
 import threading
 import time
 import traceback
@@ -86,26 +87,45 @@ def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
 
-def _call(deadline: float | None, fn: Any, *args: Any) -> Any:
-    """Call ``fn``; with a deadline, in a daemon thread that is abandoned if it hangs."""
-    if deadline is None:
-        return fn(*args)
-    outcome: dict[str, Any] = {}
+class _Caller:
+    """Runs participant calls against the episode deadline.
 
-    def target() -> None:
-        try:
-            outcome["value"] = fn(*args)
-        except BaseException as exc:  # re-raised in the caller's thread
-            outcome["error"] = exc
+    With a deadline, every call of the episode runs on one daemon thread (so
+    agents that keep thread-bound resources, such as an event loop, see the same
+    thread throughout); a call that overruns is abandoned with its thread, which
+    cannot block interpreter exit.
+    """
 
-    worker = threading.Thread(target=target, name="pibench-participant", daemon=True)
-    worker.start()
-    worker.join(max(0.0, deadline - time.monotonic()))
-    if worker.is_alive():
-        raise _Timeout
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
+    def __init__(self, deadline: float | None) -> None:
+        self.deadline = deadline
+        self._jobs: queue.SimpleQueue[tuple[Any, tuple[Any, ...], dict[str, Any], threading.Event]] | None = None
+
+    def _worker(self) -> None:
+        assert self._jobs is not None
+        while True:
+            fn, args, outcome, done = self._jobs.get()
+            try:
+                outcome["value"] = fn(*args)
+            except BaseException as exc:  # re-raised in the episode's thread
+                outcome["error"] = exc
+            done.set()
+
+    def __call__(self, fn: Any, *args: Any, limit: float | None = None) -> Any:
+        deadline = self.deadline if limit is None else time.monotonic() + limit
+        if deadline is None:
+            return fn(*args)
+        if self._jobs is None:
+            self._jobs = queue.SimpleQueue()
+            threading.Thread(target=self._worker, name="pibench-participant", daemon=True).start()
+        outcome: dict[str, Any] = {}
+        done = threading.Event()
+        self._jobs.put((fn, args, outcome, done))
+        if not done.wait(max(0.0, deadline - time.monotonic())):
+            self._jobs = None  # the worker is stuck: later calls get a fresh one
+            raise _Timeout
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["value"]
 
 
 def run_episode(
@@ -166,10 +186,12 @@ class _Episode:
         self.error: dict[str, str] | None = None
         self.warnings: list[str] = []
         self.steps = 0
+        self.call = _Caller(None)
 
     def run(self) -> EpisodeResult:
         started = time.monotonic()
         deadline = None if self.timeout is None else started + self.timeout
+        self.call = _Caller(deadline)
         states: dict[str, Any] = {"agent": None, "user": None}
         current: dict[str, Any] | None = None
         try:
@@ -180,7 +202,7 @@ class _Episode:
                 try:
                     stop = getattr(participant, "stop", None)
                     if stop is not None:
-                        _call(deadline and time.monotonic() + 5.0, stop, current, states[role])
+                        self.call(stop, current, states[role], limit=5.0 if deadline else None)
                 except (Exception, SystemExit) as exc:  # cleanup must never lose the result
                     self.warnings.append(f"{role}.stop raised {type(exc).__name__}: {exc}")
         for index, message in enumerate(self.messages):
@@ -202,7 +224,7 @@ class _Episode:
         self.error = {"role": role, "kind": kind, "message": message, "traceback": tb}
         return "timeout" if kind == "timeout" else f"{role}_error"
 
-    def _start(self, deadline: float | None, states: dict[str, Any]) -> str | None:
+    def _start(self, states: dict[str, Any]) -> str | None:
         greeting = {"role": "assistant", "content": GREETING}
         self.messages.append(dict(greeting))
         scenario = self.binding.scenario
@@ -225,7 +247,7 @@ class _Episode:
                     continue
                 return self._fail(role, "protocol", f"{role} has no {method}() method")
             try:
-                value = _call(deadline, fn, *args)
+                value = self.call(fn, *args)
             except _Timeout:
                 return self._fail(role, "timeout", f"{role}.{method} did not return before the episode timeout")
             except Exception as exc:
@@ -237,7 +259,7 @@ class _Episode:
         return None
 
     def _loop(self, deadline: float | None, states: dict[str, Any]) -> str:
-        failed = self._start(deadline, states)
+        failed = self._start(states)
         if failed:
             return failed
         to_role, env_caller = "user", "agent"
@@ -252,7 +274,7 @@ class _Episode:
                 self.steps += 1
             else:
                 try:
-                    current, to_role, ended = self._participant_turn(to_role, current, deadline, states)
+                    current, to_role, ended = self._participant_turn(to_role, current, states)
                 except _Failure as failure:
                     return str(failure)
                 if ended:
@@ -273,14 +295,14 @@ class _Episode:
                 return "timeout"
 
     def _participant_turn(
-        self, role: str, incoming: dict[str, Any], deadline: float | None, states: dict[str, Any]
+        self, role: str, incoming: dict[str, Any], states: dict[str, Any]
     ) -> tuple[dict[str, Any], str, str | None]:
         """One agent or user turn: returns (message, next role, termination reason or None)."""
         participant = self.agent if role == "agent" else self.user
         wire_role = "assistant" if role == "agent" else "user"
         self.steps += 1
         try:
-            returned = _call(deadline, participant.generate, _jsonable(incoming), states[role])
+            returned = self.call(participant.generate, _jsonable(incoming), states[role])
         except _Timeout:
             raise _Failure(
                 self._fail(role, "timeout", f"{role}.generate did not return before the episode timeout")

@@ -116,8 +116,13 @@ class ResultCollector:
             with contextlib.suppress(Exception):  # the file itself may be what failed
                 scenario = load_scenario(self.config.rootpath / path)
             for agent, trial_index in keys:
-                row = error_row(scenario.scenario_id if scenario else name, reason, scenario=scenario,
-                                trial=trial_index, agent=agent)
+                row = error_row(
+                    scenario.scenario_id if scenario else name,
+                    reason,
+                    scenario=scenario,
+                    trial=trial_index,
+                    agent=agent,
+                )
                 row["nodeid"] = nodeid
                 rows.append(row)
         return rows

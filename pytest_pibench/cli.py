@@ -131,8 +131,10 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     rows, wall = rows_from_file(args.file)
     agents = list(dict.fromkeys(str(r.get("agent", "agent")) for r in rows))
-    artifacts = {a: to_leaderboard([r for r in rows if r.get("agent", "agent") == a], agent_id=a,
-                                   time_used=round(wall, 3)) for a in agents}
+    artifacts = {
+        a: to_leaderboard([r for r in rows if r.get("agent", "agent") == a], agent_id=a, time_used=round(wall, 3))
+        for a in agents
+    }
     if not args.output:
         payload: Any = artifacts[agents[0]] if len(agents) == 1 else list(artifacts.values())
         print(json.dumps(payload, indent=1))

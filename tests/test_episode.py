@@ -133,6 +133,24 @@ def test_hanging_agent_times_out_quickly(allow):
     assert "timeout" in episode.error["message"]
 
 
+def test_with_a_timeout_every_call_of_an_episode_runs_on_one_thread(allow):
+    import threading
+
+    class ThreadBound(ScriptAgent):
+        def init_state(self, benchmark_context, tools, message_history=None):
+            self.threads = {threading.get_ident()}
+            return super().init_state(benchmark_context, tools, message_history)
+
+        def generate(self, message, state):
+            self.threads.add(threading.get_ident())
+            return super().generate(message, state)
+
+    agent = ThreadBound(text("Looking."), text("Still looking."))
+    episode = run_episode(allow, agent, timeout=30)
+    assert episode.termination_reason == "user_stop"
+    assert len(agent.threads) == 1 and threading.get_ident() not in agent.threads
+
+
 def test_stop_token_ends_and_its_tool_calls_never_run(allow):
     message = {**calls(("refund_item", {"item_id": "IT-1", "reason": "defective"})), "content": "###STOP###"}
     episode = run_episode(allow, ScriptAgent(message))
