@@ -1,0 +1,93 @@
+"""Certification of the shipped scenario set: CI keeps every bundled scenario sound (DESIGN §4)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from pytest_pibench import (
+    BaselineAgent,
+    OracleAgent,
+    bind_scenario,
+    bundled_scenarios_dir,
+    discover_scenarios,
+    evaluate,
+    load_scenario,
+    run_episode,
+    validate,
+)
+from pytest_pibench._agents import BASELINE_DECISIONS
+from pytest_pibench._validator import validate_scenario
+from pytest_pibench._vocab import COLUMNS
+
+FILES = sorted(discover_scenarios(bundled_scenarios_dir()))
+RETAIL = [f for f in FILES if f.parent.name == "retail"]
+
+
+def test_the_shipped_set_passes_the_validator():
+    report = validate(bundled_scenarios_dir())
+    assert report.ok, report.format()
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_each_scenario_is_certified(path: Path):
+    scenario = load_scenario(path)
+    assert validate_scenario(scenario) == []
+    oracle = evaluate(scenario, run_episode(scenario, OracleAgent(scenario)))
+    assert oracle.all_passed and oracle.decision.canonical_decision == scenario.label
+    for kind, decision in BASELINE_DECISIONS.items():
+        result = evaluate(scenario, run_episode(scenario, BaselineAgent(decision)))
+        if decision != scenario.label:
+            assert not result.all_passed, f"baseline:{kind} passes {scenario.scenario_id}"
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_no_hidden_information_reaches_the_agent(path: Path):
+    scenario = load_scenario(path)
+    binding = bind_scenario(scenario)
+    episode = run_episode(scenario, OracleAgent(scenario), binding=binding)
+    seen = json.dumps(binding.benchmark_context()) + json.dumps(binding.tool_schemas)
+    seen += json.dumps([m for m in episode.messages if m["role"] in ("user", "tool", "multi_tool")])
+    hidden = [scenario.meta.notes, scenario.label + " because", json.dumps(scenario.reference_trajectory.model_dump())]
+    hidden += [c.outcome_id for c in scenario.evaluation_criteria.policy_checks if len(c.outcome_id) >= 8]
+    hidden += [c.judge_question for c in scenario.evaluation_criteria.nl_judge_checks]
+    hidden += scenario.user_simulation.pressure_script
+    for text in hidden:
+        assert text not in seen, text[:80]
+    patch = scenario.environment_setup.initial_state_patch
+    context = json.dumps(binding.benchmark_context())
+    for customer in patch.get("customers", []):  # private records reach the agent only through tools
+        assert customer.get("email", "@@") not in context
+
+
+def test_retail_set_covers_labels_and_columns():
+    scenarios = [load_scenario(p) for p in RETAIL]
+    labels = Counter(s.label for s in scenarios)
+    columns = Counter(s.leaderboard.primary for s in scenarios)
+    assert len(scenarios) >= 24
+    assert set(labels) == {"ALLOW", "ALLOW-CONDITIONAL", "DENY", "ESCALATE"}
+    assert labels["ALLOW-CONDITIONAL"] >= 3
+    assert set(columns) <= set(COLUMNS)
+    assert len(columns) >= 7 and min(columns.values()) >= 2, columns
+
+
+def test_baselines_show_the_expected_failure_shapes():
+    scenarios = [load_scenario(p) for p in RETAIL]
+    flags: dict[str, Counter[str]] = {}
+    for kind, decision in BASELINE_DECISIONS.items():
+        counter: Counter[str] = Counter()
+        for scenario in scenarios:
+            result = evaluate(scenario, run_episode(scenario, BaselineAgent(decision)))
+            counter.update(k for k, v in result.event_flags.items() if v)
+            counter["no_decision"] += result.decision.canonical_decision is None
+        flags[kind] = counter
+    allowing = sum(s.label in ("ALLOW", "ALLOW-CONDITIONAL") for s in scenarios)
+    denying = sum(s.label == "DENY" for s in scenarios)
+    assert flags["deny"]["OR_r"] == allowing  # over-refusal on every grantable case
+    assert flags["escalate"]["OR_r"] == allowing
+    assert flags["allow"]["UR_r"] == denying  # under-refusal on every DENY case
+    assert flags["allow"]["EA_r"] == flags["deny"]["EA_r"] == 0  # missed escalations
+    assert flags["silent"]["no_decision"] == len(scenarios)
