@@ -7,7 +7,7 @@ import importlib.util
 import inspect
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ __all__ = [
     "BaselineAgent",
     "OracleAgent",
     "resolve_agent",
+    "resolve_judge",
     "resolve_user",
 ]
 
@@ -156,7 +157,30 @@ class BaselineAgent:
         """Nothing to release."""
 
 
-def _builtin(spec: str) -> AgentSpec | None:
+def _llm_spec(spec: str, kind: str, params: Mapping[str, Any] | None) -> AgentSpec:
+    from ._llm import split_model_spec
+
+    try:
+        model = split_model_spec(spec)
+    except ValueError as exc:
+        raise AgentSpecError(str(exc)) from None
+    options = dict(params or {})
+
+    def build(scenario: Scenario) -> Any:
+        if kind == "agent":
+            from ._llm_agent import LiteLLMAgent
+
+            return LiteLLMAgent(model, options)
+        from ._llm_user import LiteLLMUser
+
+        return LiteLLMUser(model, options)
+
+    return AgentSpec(spec, build)
+
+
+def _builtin(spec: str, params: Mapping[str, Any] | None = None) -> AgentSpec | None:
+    if spec.startswith("litellm:"):
+        return _llm_spec(spec, "agent", params)
     if spec == "oracle":
         return AgentSpec("oracle", OracleAgent)
     if spec.startswith("baseline:"):
@@ -169,10 +193,11 @@ def _builtin(spec: str) -> AgentSpec | None:
     return None
 
 
-def resolve_agent(spec: str) -> AgentSpec:
+def resolve_agent(spec: str, params: Mapping[str, Any] | None = None) -> AgentSpec:
     """Turn an agent spec into an :class:`AgentSpec`.
 
-    Specs: ``oracle``; ``baseline:allow|deny|escalate|silent``; ``module:Class``
+    Specs: ``oracle``; ``baseline:allow|deny|escalate|silent``; ``litellm:<model>``
+    (the reference LLM agent; ``params`` go to litellm); ``module:Class``
     or ``module:factory`` (a class or zero-argument callable returning an agent,
     called once per episode); ``path/to/file.py:Class``; ``module:instance`` (an
     agent object, reused for every episode).
@@ -181,15 +206,15 @@ def resolve_agent(spec: str) -> AgentSpec:
         AgentSpecError: with a message saying what is wrong with the spec.
     """
     spec = spec.strip()
-    builtin = _builtin(spec)
+    builtin = _builtin(spec, params)
     if builtin is not None:
         return builtin
     names = ", ".join(["oracle", *(f"baseline:{k}" for k in BASELINE_DECISIONS)])
     return _from_import_spec(spec, "agent", f"use module:Class, module:factory, or a built-in ({names})")
 
 
-def resolve_user(spec: str) -> AgentSpec:
-    """Resolve a user spec: ``scripted`` or ``module:Class`` / ``module:factory`` (like agents).
+def resolve_user(spec: str, params: Mapping[str, Any] | None = None) -> AgentSpec:
+    """Resolve a user spec: ``scripted``, ``litellm:<model>``, or ``module:Class`` / ``module:factory``.
 
     Raises:
         AgentSpecError: with a message saying what is wrong with the spec.
@@ -199,7 +224,41 @@ def resolve_user(spec: str) -> AgentSpec:
         from ._users import ScriptedUser
 
         return AgentSpec("scripted", lambda scenario: ScriptedUser())
-    return _from_import_spec(spec, "user", "use scripted or module:Class")
+    if spec.startswith("litellm:"):
+        return _llm_spec(spec, "user", params)
+    return _from_import_spec(spec, "user", "use scripted, litellm:<model> or module:Class")
+
+
+def resolve_judge(spec: str, params: Mapping[str, Any] | None = None) -> Callable[[], Any]:
+    """A factory of judges: ``litellm:<model>`` or ``module:Class`` (an object with ``judge``)."""
+    spec = spec.strip()
+    if spec.startswith("litellm:"):
+        from ._llm import split_model_spec
+
+        try:
+            model = split_model_spec(spec)
+        except ValueError as exc:
+            raise AgentSpecError(str(exc)) from None
+        options = dict(params or {})
+
+        def build() -> Any:
+            from ._llm_judge import LiteLLMJudge
+
+            return LiteLLMJudge(model, options)
+
+        return build
+    module_name, sep, attr = spec.rpartition(":")
+    if not sep or not module_name:
+        raise AgentSpecError(f"cannot resolve judge spec {spec!r}: use litellm:<model> or module:Class")
+    target = _import(module_name, spec)
+    if not hasattr(target, attr):
+        raise AgentSpecError(f"judge spec {spec!r}: module {module_name!r} has no attribute {attr!r}")
+    obj = getattr(target, attr)
+    if inspect.isclass(obj) or (callable(obj) and not hasattr(obj, "judge")):
+        return lambda: obj()
+    if not callable(getattr(obj, "judge", None)):
+        raise AgentSpecError(f"judge spec {spec!r}: {obj!r} has no judge(question, text) method")
+    return lambda: obj
 
 
 def _from_import_spec(spec: str, kind: str, hint: str) -> AgentSpec:

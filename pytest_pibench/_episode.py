@@ -25,6 +25,7 @@ from ._agents import resolve_agent
 from ._binding import Binding, bind_scenario
 from ._loading import load_scenario
 from ._messages import is_stop_signal, message_problem
+from ._protocols import InfrastructureError
 from ._schema import Scenario
 from ._users import ScriptedUser
 
@@ -33,7 +34,7 @@ __all__ = ["ERROR_TERMINATIONS", "GREETING", "EpisodeResult", "run_episode"]
 GREETING = "Hello! What can I do for you today?"
 """The assistant's fixed opening line (part of the transcript, like upstream's greeting)."""
 
-ERROR_TERMINATIONS = frozenset({"agent_error", "user_error", "timeout"})
+ERROR_TERMINATIONS = frozenset({"agent_error", "user_error", "timeout", "infra_error"})
 """Endings that make the episode an error row (reported apart from policy failures)."""
 
 DEFAULT_MAX_STEPS = 40
@@ -222,7 +223,9 @@ class _Episode:
 
     def _fail(self, role: str, kind: str, message: str, tb: str = "") -> str:
         self.error = {"role": role, "kind": kind, "message": message, "traceback": tb}
-        return "timeout" if kind == "timeout" else f"{role}_error"
+        if kind in ("timeout", "infrastructure"):
+            return "timeout" if kind == "timeout" else "infra_error"
+        return f"{role}_error"
 
     def _start(self, states: dict[str, Any]) -> str | None:
         greeting = {"role": "assistant", "content": GREETING}
@@ -250,6 +253,8 @@ class _Episode:
                 value = self.call(fn, *args)
             except _Timeout:
                 return self._fail(role, "timeout", f"{role}.{method} did not return before the episode timeout")
+            except InfrastructureError as exc:
+                return self._fail(role, "infrastructure", f"{role}.{method}: {exc}", traceback.format_exc())
             except Exception as exc:
                 return self._fail(
                     role, "exception", f"{role}.{method} raised {type(exc).__name__}: {exc}", traceback.format_exc()
@@ -307,6 +312,8 @@ class _Episode:
             raise _Failure(
                 self._fail(role, "timeout", f"{role}.generate did not return before the episode timeout")
             ) from None
+        except InfrastructureError as exc:
+            raise _Failure(self._fail(role, "infrastructure", f"{role}: {exc}", traceback.format_exc())) from None
         except (Exception, SystemExit) as exc:  # even sys.exit() in agent code is one episode's error
             raise _Failure(
                 self._fail(

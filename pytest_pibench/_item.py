@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from ._agents import AgentSpec, resolve_agent, resolve_user
+from ._agents import AgentSpec, resolve_agent, resolve_judge, resolve_user
 from ._schema import Scenario
 from ._suite import run_one
 
@@ -33,7 +33,10 @@ def agent_spec_of(value: Any, config: pytest.Config) -> AgentSpec:
     if isinstance(value, AgentSpec):
         return value
     if isinstance(value, str):
-        return _cached(config, f"agent:{value}", lambda: resolve_agent(value))
+        from .plugin import SETTINGS_KEY
+
+        params = config.stash[SETTINGS_KEY].params("agent")
+        return _cached(config, f"agent:{value}", lambda: resolve_agent(value, params))
     name = getattr(value, "pibench_name", None) or getattr(value, "model_name", None)
     if inspect.isclass(value) or inspect.isfunction(value):
         name = name if isinstance(name, str) else f"{value.__module__}:{value.__qualname__}"
@@ -73,13 +76,15 @@ def run_scenario_item(
     settings = config.stash[SETTINGS_KEY]
     item = request.node
     spec = agent_spec_of(agent, config)
-    user = _cached(config, f"user:{settings.user}", lambda: resolve_user(settings.user))
+    user = _cached(config, f"user:{settings.user}", lambda: resolve_user(settings.user, settings.params("user")))
+    judge = resolve_judge(settings.judge, settings.params("judge")) if settings.judge else None
     row = run_one(
         scenario,
         spec,
         trial=trial,
         base_seed=settings.seed,
         user_factory=user.build,
+        judge_factory=judge,
         max_steps=settings.max_steps,
         timeout=settings.timeout,
     )

@@ -203,6 +203,7 @@ def _extended(rows: Sequence[Mapping[str, Any]], completed: Sequence[Mapping[str
     tier1_columns = [sum(v) / len(v) for v in tier1.values()]
     semantic = [float(r["semantic_score"]) for r in completed if r.get("semantic_score") is not None]
     return {
+        "usage": _usage_totals(rows),
         "compliance_interval_95": [lo, hi],
         "pass_hat_k": pass_hat_k(outcomes),
         "tier1_overall_score": sum(tier1_columns) / len(tier1_columns) if tier1_columns else 0.0,
@@ -218,3 +219,25 @@ def _extended(rows: Sequence[Mapping[str, Any]], completed: Sequence[Mapping[str
             if r.get("status") in _ERROR_STATUSES
         ],
     }
+
+
+_USAGE_KEYS = ("calls", "prompt_tokens", "completion_tokens", "cost_usd", "retries", "cache_hits")
+
+
+def _usage_totals(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """LLM usage summed over every row (errors included: their calls were paid for), by role."""
+    by_role: dict[str, dict[str, float]] = {}
+    for row in rows:
+        usage = row.get("usage")
+        if not isinstance(usage, Mapping):
+            continue
+        for role, spent in usage.items():
+            if isinstance(spent, Mapping):
+                total = by_role.setdefault(str(role), dict.fromkeys(_USAGE_KEYS, 0))
+                for key in _USAGE_KEYS:
+                    total[key] += spent.get(key) or 0
+    if not by_role:
+        return None
+    overall = {key: sum(r[key] for r in by_role.values()) for key in _USAGE_KEYS}
+    overall["cost_usd"] = round(overall["cost_usd"], 8)
+    return {**overall, "by_role": by_role}

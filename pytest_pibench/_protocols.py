@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["AgentProtocol", "JudgeProtocol", "UserProtocol"]
+__all__ = ["AgentProtocol", "InfrastructureError", "JudgeProtocol", "UserProtocol"]
+
+
+class InfrastructureError(Exception):
+    """Raised by a participant when the infrastructure failed, not the policy reasoning.
+
+    An LLM endpoint that stays down after the bounded retries, an unreachable
+    remote agent: the episode ends as ``infra_error`` (an error row with this
+    message), never as a policy failure, and is not retried as a whole.
+    """
 
 
 @runtime_checkable

@@ -5,6 +5,7 @@ Kept free of heavy imports: it is read on every pytest start-up.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,6 +54,16 @@ class Settings:
     baseline: str | None = None
     tolerance: float = 0.0
     scenario_dirs: tuple[Path, ...] = field(default_factory=tuple)
+    agent_args: dict[str, Any] = field(default_factory=dict)
+    user_args: dict[str, Any] = field(default_factory=dict)
+    judge: str | None = None
+    judge_args: dict[str, Any] = field(default_factory=dict)
+    cache: str | None = None
+
+    def params(self, role: str) -> dict[str, Any]:
+        """litellm parameters of a role (``agent``, ``user``, ``judge``), with the cache folder."""
+        extra = {"agent": self.agent_args, "user": self.user_args, "judge": self.judge_args}[role]
+        return {**extra, "cache_dir": self.cache} if self.cache else dict(extra)
 
     @property
     def has_gate(self) -> bool:
@@ -67,7 +78,15 @@ class Settings:
             "seed": self.seed,
             "max_steps": self.max_steps,
             "timeout": self.timeout,
+            "judge": self.judge,
+            "agent_args": _public(self.agent_args),
+            "user_args": _public(self.user_args),
         }
+
+
+def _public(args: dict[str, Any]) -> dict[str, Any]:
+    """Arguments without secrets (api keys never reach a results file)."""
+    return {k: ("***" if "key" in k.lower() or "token" in k.lower() else v) for k, v in args.items()}
 
 
 _OPTIONS: list[tuple[str, dict[str, Any], str]] = [
@@ -77,7 +96,16 @@ _OPTIONS: list[tuple[str, dict[str, Any], str]] = [
         "agent to benchmark (repeatable): oracle, baseline:allow|deny|escalate|silent, module:Class, "
         "module:factory, path.py:Class",
     ),
-    ("user", {"metavar": "SPEC"}, "simulated user: scripted (default) or module:Class"),
+    (
+        "agent-arg",
+        {"action": "append", "metavar": "KEY=VALUE"},
+        "extra litellm parameter of a litellm:<model> agent (repeatable; VALUE parsed as JSON when it can be)",
+    ),
+    ("user", {"metavar": "SPEC"}, "simulated user: scripted (default), litellm:<model> or module:Class"),
+    ("user-arg", {"action": "append", "metavar": "KEY=VALUE"}, "extra litellm parameter of the LLM user"),
+    ("judge", {"metavar": "SPEC"}, "Tier-2 judge: litellm:<model> or module:Class (default: none, Tier 2 skipped)"),
+    ("judge-arg", {"action": "append", "metavar": "KEY=VALUE"}, "extra litellm parameter of the judge"),
+    ("cache", {"metavar": "DIR"}, "LLM response cache folder: a rerun with the same inputs makes no calls"),
     ("trials", {"metavar": "N"}, "episodes per scenario and agent (default 1)"),
     ("seed", {"metavar": "N"}, "base seed; per-trial seeds are derived by sha256 (default 42)"),
     ("max-steps", {"metavar": "N"}, "step limit per episode (default 40)"),
@@ -148,6 +176,19 @@ def _gates(values: list[str]) -> tuple[Gate, ...]:
     return tuple(gates)
 
 
+def _key_values(name: str, values: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for text in values:
+        key, sep, raw = text.partition("=")
+        if not sep or not key.strip():
+            raise pytest.UsageError(f"--pibench-{name}: expected KEY=VALUE, got {text!r}")
+        try:
+            out[key.strip()] = json.loads(raw)
+        except ValueError:
+            out[key.strip()] = raw
+    return out
+
+
 def read_settings(config: pytest.Config) -> Settings:
     """Read and check every option; a bad value is a usage error (exit code 4) with a message."""
     timeout = _number(config, "timeout", float, 0)
@@ -166,4 +207,9 @@ def read_settings(config: pytest.Config) -> Settings:
         baseline=_raw(config, "baseline"),
         tolerance=_number(config, "tolerance", float, 0),
         scenario_dirs=tuple(Path(p) for p in config.getini("pibench_scenarios")),
+        agent_args=_key_values("agent-arg", list(_raw(config, "agent-arg") or [])),
+        user_args=_key_values("user-arg", list(_raw(config, "user-arg") or [])),
+        judge=_raw(config, "judge"),
+        judge_args=_key_values("judge-arg", list(_raw(config, "judge-arg") or [])),
+        cache=_raw(config, "cache"),
     )

@@ -34,6 +34,7 @@ def run_one(
     base_seed: int = DEFAULT_BASE_SEED,
     user_factory: Callable[[Scenario], Any] | None = None,
     judge: JudgeProtocol | None = None,
+    judge_factory: Callable[[], JudgeProtocol] | None = None,
     max_steps: int = DEFAULT_MAX_STEPS,
     max_errors: int = DEFAULT_MAX_ERRORS,
     timeout: float | None = None,
@@ -52,6 +53,7 @@ def run_one(
         domain_name = binding.domain.name
         agent_obj = spec.build(loaded)
         user = user_factory(loaded) if user_factory else None
+        judge_obj = judge_factory() if judge_factory else judge
         episode = run_episode(
             loaded,
             agent_obj,
@@ -62,7 +64,7 @@ def run_one(
             timeout=timeout,
             binding=binding,
         )
-        result = evaluate(loaded, episode, judge=judge)
+        result = evaluate(loaded, episode, judge=judge_obj)
     except Exception as exc:
         scenario_id = loaded.scenario_id if loaded else _seed_key(target)
         return error_row(
@@ -75,7 +77,7 @@ def run_one(
             seed=seed,
             traceback=traceback.format_exc(),
         )
-    return scenario_row(
+    row = scenario_row(
         loaded,
         result,
         episode,
@@ -84,6 +86,20 @@ def run_one(
         domain_name=domain_name,
         include_transcript=include_transcript,
     )
+    usage = {role: _usage(obj) for role, obj in (("agent", agent_obj), ("user", user), ("judge", judge_obj))}
+    if any(usage.values()):
+        row["usage"] = {role: spent for role, spent in usage.items() if spent}
+    return row
+
+
+def _usage(participant: Any) -> dict[str, Any] | None:
+    """What an LLM-backed participant spent (``participant.usage()``), if it reports it."""
+    report = getattr(participant, "usage", None)
+    if not callable(report):
+        return None
+    spent = report()
+    data = spent.to_dict() if hasattr(spent, "to_dict") else spent
+    return dict(data) if isinstance(data, dict) else None
 
 
 def run_suite(

@@ -52,7 +52,31 @@ def _table(metrics: Mapping[str, Mapping[str, Any]], trials: int) -> list[tuple[
     spec += [(label, ("event_flag_rates", key), _num) for label, key in _FLAGS]
     rows = [(label, [fmt(_at(m, path)) for m in metrics.values()]) for label, path, fmt in spec]
     rows.append(("Episodes (errors)", [f"{m['total_scenarios']} ({m['errors']})" for m in metrics.values()]))
+    if any(_at(m, ("extended", "usage")) for m in metrics.values()):
+        rows.append(("Cost (USD)", [_cost(_at(m, ("extended", "usage", "cost_usd"))) for m in metrics.values()]))
+        rows.append(("Tokens in/out", [_tokens(_at(m, ("extended", "usage"))) for m in metrics.values()]))
+        for role in ("agent", "user", "judge"):
+            label = f"  {role} cost / calls"
+            values = [_role(_at(m, ("extended", "usage", "by_role", role))) for m in metrics.values()]
+            if any(v != "-" for v in values):
+                rows.append((label, values))
     return rows
+
+
+def _cost(value: Any) -> str:
+    return f"{value:.4f}" if isinstance(value, int | float) else "-"
+
+
+def _tokens(usage: Any) -> str:
+    if not isinstance(usage, Mapping):
+        return "-"
+    return f"{int(usage['prompt_tokens'])}/{int(usage['completion_tokens'])}"
+
+
+def _role(usage: Any) -> str:
+    if not isinstance(usage, Mapping):
+        return "-"
+    return f"{usage['cost_usd']:.4f} / {int(usage['calls'])}"
 
 
 def summary_lines(document: Mapping[str, Any]) -> list[str]:

@@ -55,7 +55,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
         for spec in settings.agents:
             try:
-                resolve_agent(spec)
+                resolve_agent(spec, settings.params("agent"))
             except AgentSpecError as exc:
                 raise pytest.UsageError(f"--pibench-agent: {exc}") from None
         _default_to_scenario_dirs(config, settings)
@@ -63,9 +63,16 @@ def pytest_configure(config: pytest.Config) -> None:
         from ._agents import AgentSpecError, resolve_user
 
         try:
-            resolve_user(settings.user)
+            resolve_user(settings.user, settings.params("user"))
         except AgentSpecError as exc:
             raise pytest.UsageError(f"--pibench-user: {exc}") from None
+    if settings.judge:
+        from ._agents import AgentSpecError, resolve_judge
+
+        try:
+            resolve_judge(settings.judge, settings.params("judge"))
+        except AgentSpecError as exc:
+            raise pytest.UsageError(f"--pibench-judge: {exc}") from None
     from ._gates import load_baseline, unknown_metric
     from ._session import ResultCollector  # light: no engine import at module level
 
