@@ -157,9 +157,19 @@ class BaselineAgent:
         """Nothing to release."""
 
 
+def require_llm_extra(spec: str) -> None:
+    """Fail early, with the fix, when the optional LLM dependencies are missing."""
+    missing = [name for name in ("litellm", "tenacity") if importlib.util.find_spec(name) is None]
+    if missing:
+        raise AgentSpecError(
+            f"{spec!r} needs {', '.join(missing)}: install the LLM extra with pip install 'pytest-pibench[llm]'"
+        )
+
+
 def _llm_spec(spec: str, kind: str, params: Mapping[str, Any] | None) -> AgentSpec:
     from ._llm import split_model_spec
 
+    require_llm_extra(spec)
     try:
         model = split_model_spec(spec)
     except ValueError as exc:
@@ -235,6 +245,7 @@ def resolve_judge(spec: str, params: Mapping[str, Any] | None = None) -> Callabl
     if spec.startswith("litellm:"):
         from ._llm import split_model_spec
 
+        require_llm_extra(spec)
         try:
             model = split_model_spec(spec)
         except ValueError as exc:
