@@ -59,7 +59,10 @@ def run(server: FakeLLMServer, concurrency: int, workdir: Path) -> tuple[float, 
 
 
 def litellm_import_seconds() -> float:
-    code = "import os, time; os.environ['LITELLM_LOCAL_MODEL_COST_MAP']='True'; t=time.monotonic(); import litellm; print(time.monotonic()-t)"
+    code = (
+        "import os, time; os.environ['LITELLM_LOCAL_MODEL_COST_MAP'] = 'True'; "
+        "t = time.monotonic(); import litellm; print(time.monotonic() - t)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return float(out.stdout.strip().splitlines()[-1])
 
