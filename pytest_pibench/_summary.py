@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from ._settings import GATE_EXIT_CODE
 from ._vocab import GROUPS
 
 if TYPE_CHECKING:
@@ -121,15 +122,10 @@ def write_summary(terminal: Any, collector: ResultCollector) -> None:
         terminal.write_line(f"Results: {collector.settings.results}")
     verdict = collector.verdict
     if verdict is not None:
-        state = "PASSED" if verdict.passed else f"FAILED (exit code {document_exit(collector)})"
+        state = "PASSED" if verdict.passed else f"FAILED (exit code {GATE_EXIT_CODE})"
         terminal.write_line(f"Gate: {state}")
         for line in verdict.lines:
             terminal.write_line(f"  {line}")
         if verdict.passed and collector.gate_overrode is not None:
             terminal.write_line("  (failing scenarios do not fail the run when a gate is set; the gate decides)")
 
-
-def document_exit(collector: ResultCollector) -> int:
-    from ._settings import GATE_EXIT_CODE
-
-    return GATE_EXIT_CODE

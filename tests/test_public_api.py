@@ -60,3 +60,17 @@ def test_local_demo_runs_oracle_and_baselines_and_prints_metrics(tmp_path):
     assert result["metrics"]["compliance_rate"] == 1.0
     assert result["max_score"] == len(result["scenario_details"]) >= 3
     assert '"overall_score"' in out.stdout
+
+
+def test_a_saved_transcript_rescores_identically(tmp_path):
+    from conftest import TOY_ALLOW
+
+    from pytest_pibench import evaluate, load_scenario, run_one
+
+    row = run_one(TOY_ALLOW, "baseline:allow")
+    saved = json.loads(json.dumps(row["transcript"]))  # as read back from a results file
+    again = evaluate(load_scenario(TOY_ALLOW), saved)
+    assert [c.to_dict() for c in again.outcome_results] == [
+        {k: v for k, v in c.items() if k != "tier"} for c in row["outcome_checks"]
+    ]
+    assert again.event_flags == row["event_flags"] and again.all_passed == row["all_passed"]
