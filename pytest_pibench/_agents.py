@@ -166,14 +166,19 @@ def require_llm_extra(spec: str) -> None:
         )
 
 
-def _llm_spec(spec: str, kind: str, params: Mapping[str, Any] | None) -> AgentSpec:
+def _llm_model(spec: str) -> str:
+    """The model id of a ``litellm:<model>`` spec, after checking the LLM extra is installed."""
     from ._llm import split_model_spec
 
     require_llm_extra(spec)
     try:
-        model = split_model_spec(spec)
+        return split_model_spec(spec)
     except ValueError as exc:
         raise AgentSpecError(str(exc)) from None
+
+
+def _llm_spec(spec: str, kind: str, params: Mapping[str, Any] | None) -> AgentSpec:
+    model = _llm_model(spec)
     options = dict(params or {})
 
     def build(scenario: Scenario) -> Any:
@@ -243,13 +248,7 @@ def resolve_judge(spec: str, params: Mapping[str, Any] | None = None) -> Callabl
     """A factory of judges: ``litellm:<model>`` or ``module:Class`` (an object with ``judge``)."""
     spec = spec.strip()
     if spec.startswith("litellm:"):
-        from ._llm import split_model_spec
-
-        require_llm_extra(spec)
-        try:
-            model = split_model_spec(spec)
-        except ValueError as exc:
-            raise AgentSpecError(str(exc)) from None
+        model = _llm_model(spec)
         options = dict(params or {})
 
         def build() -> Any:

@@ -24,7 +24,7 @@ from typing import Any
 
 from ._protocols import InfrastructureError
 
-__all__ = ["LLMClient", "Usage", "split_model_spec"]
+__all__ = ["LLMClient", "LLMParticipant", "Usage", "split_model_spec"]
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_ATTEMPTS = 8
@@ -191,3 +191,27 @@ class LLMClient:
         self.usage.prompt_tokens += int(usage.get("prompt_tokens") or 0)
         self.usage.completion_tokens += int(usage.get("completion_tokens") or 0)
         self.usage.cost_usd += cost
+
+
+class LLMParticipant:
+    """What the LLM agent and user share: the model, the client, the seed, usage and stop handling."""
+
+    def __init__(self, model: str, params: Mapping[str, Any] | None = None) -> None:
+        self.model_name = split_model_spec(model)
+        self.client = LLMClient(self.model_name, params)
+        self.seed: int | None = None
+
+    def set_seed(self, seed: int) -> None:
+        self.seed = seed
+
+    def usage(self) -> Usage:
+        """What this participant spent since its last ``init_state``."""
+        return self.client.usage
+
+    def is_stop(self, message: dict[str, Any]) -> bool:
+        from ._messages import is_stop_signal
+
+        return is_stop_signal(message)
+
+    def stop(self, message: dict[str, Any] | None, state: Any) -> None:
+        """Nothing to release."""

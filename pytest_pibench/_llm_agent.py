@@ -10,8 +10,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ._llm import LLMClient, Usage, split_model_spec
-from ._messages import STOP_SIGNALS, extract_text, is_stop_signal
+from ._llm import LLMParticipant
+from ._messages import STOP_SIGNALS, extract_text
 
 __all__ = ["AgentOutputError", "LiteLLMAgent"]
 
@@ -66,22 +66,11 @@ def _to_openai(message: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [out]
 
 
-class LiteLLMAgent:
+class LiteLLMAgent(LLMParticipant):
     """An agent backed by any litellm model id (``openai/gpt-4o-mini``, ``anthropic/...``).
 
     ``params`` go to ``litellm.completion`` (see :class:`LLMClient` for ours).
     """
-
-    def __init__(self, model: str, params: Mapping[str, Any] | None = None) -> None:
-        self.model_name = split_model_spec(model)
-        self.client = LLMClient(self.model_name, params)
-        self.seed: int | None = None
-
-    def set_seed(self, seed: int) -> None:
-        self.seed = seed
-
-    def usage(self) -> Usage:
-        return self.client.usage
 
     def init_state(
         self,
@@ -128,9 +117,3 @@ class LiteLLMAgent:
             out["content"] = STOP_SIGNALS[0]  # an empty completion ends the episode
         messages += _to_openai(out)
         return out, {**state, "messages": messages}
-
-    def is_stop(self, message: dict[str, Any]) -> bool:
-        return is_stop_signal(message)
-
-    def stop(self, message: dict[str, Any] | None, state: Any) -> None:
-        """Nothing to release."""

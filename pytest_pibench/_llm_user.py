@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ._llm import LLMClient, Usage, split_model_spec
-from ._messages import STOP_SIGNALS, extract_text, is_stop_signal
+from ._llm import LLMParticipant
+from ._messages import STOP_SIGNALS, extract_text
 
 __all__ = ["LiteLLMUser"]
 
@@ -41,20 +41,12 @@ def _facts(value: Any) -> str:
     return str(value or "")
 
 
-class LiteLLMUser:
+class LiteLLMUser(LLMParticipant):
     """A simulated customer driven by a litellm model."""
 
     def __init__(self, model: str, params: Mapping[str, Any] | None = None, *, max_turns: int | None = None) -> None:
-        self.model_name = split_model_spec(model)
-        self.client = LLMClient(self.model_name, params)
+        super().__init__(model, params)
         self.max_turns = max_turns
-        self.seed: int | None = None
-
-    def set_seed(self, seed: int) -> None:
-        self.seed = seed
-
-    def usage(self) -> Usage:
-        return self.client.usage
 
     def init_state(
         self, scenario: dict[str, Any], message_history: list[dict[str, Any]] | None = None
@@ -93,9 +85,3 @@ class LiteLLMUser:
             text = STOP if (STOP in content or not content.strip()) else content.strip()
         messages.append({"role": "assistant", "content": text})
         return {"role": "user", "content": text}, {**state, "messages": messages, "turns": turns + 1}
-
-    def is_stop(self, message: dict[str, Any]) -> bool:
-        return is_stop_signal(message)
-
-    def stop(self, message: dict[str, Any] | None, state: Any) -> None:
-        """Nothing to release."""
