@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from ._messages import build_tool_call, is_stop_signal
-from ._protocols import AgentProtocol
 from ._schema import Scenario
 
 __all__ = [
@@ -327,8 +326,3 @@ def _factory(target: Any, spec: str) -> Callable[[Scenario], Any]:
 
 def _is_agent(obj: Any) -> bool:
     return callable(getattr(obj, "generate", None)) and callable(getattr(obj, "init_state", None))
-
-
-def is_agent(obj: Any) -> bool:
-    """True if ``obj`` implements at least ``init_state`` and ``generate``."""
-    return _is_agent(obj) or isinstance(obj, AgentProtocol)

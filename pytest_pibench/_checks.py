@@ -31,11 +31,12 @@ from ._schema import (
     ToolNotCalledCheck,
 )
 
-__all__ = ["MISSING", "resolve_path", "run_policy_check", "run_state_check"]
+__all__ = ["BRACKET_SEGMENT", "MISSING", "resolve_path", "run_policy_check", "run_state_check"]
 
 Outcome = tuple[bool, str]
 
-_BRACKET = re.compile(r"^(\w+)\[(\w+)=([^\]]+)\]$")
+BRACKET_SEGMENT = re.compile(r"^(\w+)\[(\w+)=([^\]]+)\]$")
+"""A ``collection[key=value]`` path segment (upstream's grammar)."""
 _ESCALATION_TOOLS = frozenset({"transfer_to_agent", "escalate", "transfer_call", "request_supervisor"})
 _ESCALATION_WORDS = re.compile(r"transfer|escalat|supervisor|manager|human agent|speak to a person", re.I)
 
@@ -148,7 +149,7 @@ def resolve_path(db: Any, path: str) -> Any:
     for segment in path.split("."):
         if current is None or not isinstance(current, dict):
             return MISSING
-        match = _BRACKET.match(segment)
+        match = BRACKET_SEGMENT.match(segment)
         if match:
             collection, key, value = match.groups()
             items = current.get(collection)

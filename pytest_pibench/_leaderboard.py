@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from ._metrics import compute_metrics
 
-__all__ = ["to_leaderboard"]
+__all__ = ["leaderboard_path", "to_leaderboard"]
 
 _DETAIL_KEYS = (
     "scenario_id",
@@ -104,3 +106,12 @@ def to_leaderboard(
             }
         ],
     }
+
+
+def leaderboard_path(path: str | Path, agent: str, *, several: bool) -> Path:
+    """Where an agent's artifact goes: ``path`` itself, or ``<stem>.<agent>.json`` when several agents ran."""
+    target = Path(path)
+    if not several:
+        return target
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", agent).strip("_")
+    return target.with_name(f"{target.stem}.{safe}{target.suffix}")

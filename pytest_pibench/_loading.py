@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from ._checks import BRACKET_SEGMENT
+from ._paths import is_scenario_file
 from ._schema import (
     CHECK_TYPES,
-    SCHEMA_VERSION,
     DecisionEqualsCheck,
     Scenario,
     ToolBeforeToolAnyCheck,
@@ -35,8 +35,6 @@ __all__ = [
 
 Problem = tuple[str, str]
 """(JSON path, message)"""
-
-_BRACKET = re.compile(r"^(\w+)\[(\w+)=([^\]]+)\]$")
 
 
 class ScenarioError(ValueError):
@@ -166,7 +164,7 @@ def field_path_problem(path: str) -> str | None:
     for segment in path.split("."):
         if not segment:
             return "has an empty segment"
-        if "[" in segment and not _BRACKET.match(segment):
+        if "[" in segment and not BRACKET_SEGMENT.match(segment):
             return f"segment {segment!r} is not of the form collection[key=value]"
     return None
 
@@ -196,18 +194,6 @@ def _tool_consistency(checks: Sequence[Any], where: str) -> list[Problem]:
             if check.second_tool not in required:
                 problems.append((loc, f"{check.second_tool!r} is ordered but no other check requires it"))
     return problems
-
-
-def is_scenario_file(path: Path) -> bool:
-    """True for a JSON file whose top-level ``schema_version`` is ``pibench_scenario_v1``.
-
-    Files that are not JSON objects or that fail to parse are not scenario files.
-    """
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(data, dict) and data.get("schema_version") == SCHEMA_VERSION
 
 
 def discover_scenarios(root: str | Path) -> Iterator[Path]:

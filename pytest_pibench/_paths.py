@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from functools import cache
 from pathlib import Path
 
-__all__ = ["bundled_root", "bundled_scenarios_dir", "workspace_root_for"]
+__all__ = ["bundled_root", "bundled_scenarios_dir", "is_scenario_file", "workspace_root_for"]
+
+_SCHEMA_TAG = b'"pibench_scenario_v1"'
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -40,3 +43,23 @@ def workspace_root_for(scenario_file: Path) -> Path | None:
         if parent.name == "scenarios":
             return parent.parent
     return None
+
+
+def is_scenario_file(path: Path) -> bool:
+    """True for a JSON file whose top-level ``schema_version`` is ``pibench_scenario_v1``.
+
+    Files that are not JSON objects or that fail to parse are not scenario files.
+    Cheap: files without the version string are never parsed (pytest asks this
+    for every ``*.json`` it collects).
+    """
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return False
+    if _SCHEMA_TAG not in raw:
+        return False
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and data.get("schema_version") == "pibench_scenario_v1"

@@ -137,7 +137,7 @@ class ResultCollector:
 
     def _finish(self, session: pytest.Session) -> None:
         from ._gates import check_gates
-        from ._leaderboard import to_leaderboard
+        from ._leaderboard import leaderboard_path, to_leaderboard
 
         rows = list(self.rows.values()) + self._crash_rows()
         wall = time.monotonic() - self.started
@@ -148,7 +148,7 @@ class ResultCollector:
             agents = list(self.document["agents"])
             for agent in agents:
                 mine = [r for r in self.document["rows"] if r.get("agent") == agent]
-                target = self._leaderboard_path(agent, several=len(agents) > 1)
+                target = leaderboard_path(str(self.settings.leaderboard), agent, several=len(agents) > 1)
                 _write_json(target, to_leaderboard(mine, agent_id=agent, time_used=round(wall, 3)))
         if not self.settings.has_gate:
             return
@@ -163,13 +163,6 @@ class ResultCollector:
             # With a gate, failing scenarios are expected; the gate is the verdict.
             self.gate_overrode = int(session.exitstatus)
             session.exitstatus = pytest.ExitCode.OK
-
-    def _leaderboard_path(self, agent: str, *, several: bool) -> str:
-        path = Path(str(self.settings.leaderboard))
-        if not several:
-            return str(path)
-        safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", agent).strip("_")
-        return str(path.with_name(f"{path.stem}.{safe}{path.suffix}"))
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.is_worker or self.document is None:
@@ -198,7 +191,7 @@ def _failure_text(report: pytest.TestReport) -> str:
     return text[:4000] or f"{report.when} failed"
 
 
-def _write_json(path: str, data: Any) -> None:
+def _write_json(path: str | Path, data: Any) -> None:
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(data, indent=1, default=str) + "\n", encoding="utf-8")

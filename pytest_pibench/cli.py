@@ -127,7 +127,7 @@ def rows_from_file(path: str) -> tuple[list[dict[str, Any]], float]:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from ._leaderboard import to_leaderboard
+    from ._leaderboard import leaderboard_path, to_leaderboard
 
     rows, wall = rows_from_file(args.file)
     agents = list(dict.fromkeys(str(r.get("agent", "agent")) for r in rows))
@@ -141,16 +141,10 @@ def _cmd_report(args: argparse.Namespace) -> int:
         return 0
     out = Path(args.output)
     for agent, artifact in artifacts.items():
-        target = out if len(agents) == 1 else out.with_name(f"{out.stem}.{_safe(agent)}{out.suffix}")
+        target = leaderboard_path(out, agent, several=len(agents) > 1)
         target.write_text(json.dumps(artifact, indent=1) + "\n", encoding="utf-8")
         print(f"wrote {target}")
     return 0
-
-
-def _safe(name: str) -> str:
-    import re
-
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -13,12 +13,12 @@ a scenario is collected or an agent is named.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from ._paths import is_scenario_file
 from ._settings import Settings, add_options, read_settings
 
 __all__ = [
@@ -37,7 +37,6 @@ DONE_KEY = pytest.StashKey[bool]()
 """Set when the item's test body has finished (so subtest reports do not carry the row)."""
 
 LABEL_MARKS = {"ALLOW": "allow", "ALLOW-CONDITIONAL": "allow_conditional", "DENY": "deny", "ESCALATE": "escalate"}
-_SCHEMA_TAG = b'"pibench_scenario_v1"'
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -111,24 +110,10 @@ def _wanted(file_path: Path, config: pytest.Config) -> bool:
     return any(file_path == root or root in file_path.parents for root in roots)
 
 
-def _is_scenario_file(path: Path) -> bool:
-    try:
-        raw = path.read_bytes()
-    except OSError:
-        return False
-    if _SCHEMA_TAG not in raw:  # cheap pre-check before parsing
-        return False
-    try:
-        data = json.loads(raw)
-    except ValueError:
-        return False
-    return isinstance(data, dict) and data.get("schema_version") == "pibench_scenario_v1"
-
-
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if file_path.suffix != ".json" or not _wanted(file_path, parent.config):
         return None
-    if "archive" in file_path.parts[:-1] or not _is_scenario_file(file_path):
+    if "archive" in file_path.parts[:-1] or not is_scenario_file(file_path):
         return None
     from ._collect import ScenarioModule
 
