@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -133,6 +134,12 @@ def bind_scenario(scenario: Scenario) -> Binding:
     return Binding(scenario, domain, policy, tools)
 
 
+@cache
+def _read_policy(path: Path) -> str:
+    """Policy files are read once per process, not once per episode."""
+    return path.read_text(encoding="utf-8")
+
+
 def _policy_text(scenario: Scenario, domain: Domain, root: Path | None, source: str) -> str:
     ref = scenario.policy_context.policy_text_ref
     if ref:
@@ -141,7 +148,7 @@ def _policy_text(scenario: Scenario, domain: Domain, root: Path | None, source: 
         if found is None:
             where = ", ".join(str(c) for c in candidates)
             raise ScenarioError(source, [("policy_context.policy_text_ref", f"file not found: {where}")])
-        text = found.read_text(encoding="utf-8")
+        text = _read_policy(found.resolve())
     else:
         text = domain.policy_text
     if not text.strip():
