@@ -196,6 +196,12 @@ def _collection(db: DB, name: str) -> list[Any]:
     return records
 
 
+def _store(db: DB, collection: str, record: dict[str, Any]) -> dict[str, Any]:
+    """Append an action record to its collection and return a copy for the agent."""
+    _collection(db, collection).append(record)
+    return copy.deepcopy(record)
+
+
 def _get_order(db: DB, order_id: str) -> dict[str, Any]:
     try:
         return find_record(db, "orders", "order_id", order_id)
@@ -640,8 +646,7 @@ def issue_refund(
             balance = _money(customer.get("store_credit_balance", 0)) + refund
             customer["store_credit_balance"] = _as_float(balance)
             record["store_credit_balance_after"] = _as_float(balance)
-    _collection(db, "refunds").append(record)
-    return copy.deepcopy(record)
+    return _store(db, "refunds", record)
 
 
 def issue_store_credit(
@@ -681,8 +686,7 @@ def issue_store_credit(
         "balance_after": _as_float(balance),
         "created_at": now(db),
     }
-    _collection(db, "store_credits").append(record)
-    return copy.deepcopy(record)
+    return _store(db, "store_credits", record)
 
 
 def process_exchange(
@@ -727,8 +731,7 @@ def process_exchange(
         "reason_code": reason_code,
         "created_at": now(db),
     }
-    _collection(db, "exchanges").append(record)
-    return copy.deepcopy(record)
+    return _store(db, "exchanges", record)
 
 
 def deny_return(db: DB, order_id: str, reason_code: DenialReason) -> dict[str, Any]:
@@ -764,8 +767,7 @@ def deny_return(db: DB, order_id: str, reason_code: DenialReason) -> dict[str, A
         "reason_code": reason_code,
         "created_at": now(db),
     }
-    denials.append(record)
-    return copy.deepcopy(record)
+    return _store(db, "denials", record)
 
 
 def escalate_to_manager(
@@ -821,8 +823,7 @@ def escalate_to_manager(
         "status": "pending_manager_review",
         "created_at": now(db),
     }
-    escalations.append(record)
-    return copy.deepcopy(record)
+    return _store(db, "escalations", record)
 
 
 def flag_account(db: DB, customer_id: str, flag_type: FlagType, note: str) -> dict[str, Any]:
@@ -854,8 +855,7 @@ def flag_account(db: DB, customer_id: str, flag_type: FlagType, note: str) -> di
         "added": added,
         "created_at": now(db),
     }
-    _collection(db, "account_flag_log").append(record)
-    return copy.deepcopy(record)
+    return _store(db, "account_flag_log", record)
 
 
 def record_decision(
