@@ -19,10 +19,10 @@ from ._domain import Domain, load_domain
 from ._environment import Environment, deep_merge
 from ._loading import ScenarioError
 from ._paths import bundled_root, workspace_root_for
-from ._schema import Scenario
+from ._schema import Scenario, ToolBeforeToolAnyCheck, ToolBeforeToolCheck, ToolCalledAnyCheck
 from ._tools import Tool
 
-__all__ = ["Binding", "bind_scenario"]
+__all__ = ["Binding", "bind_scenario", "check_tool_names", "unknown_check_tools"]
 
 _INSTRUCTIONS = """\
 Instructions:
@@ -101,12 +101,47 @@ class Binding:
         return nodes
 
 
-def bind_scenario(scenario: Scenario) -> Binding:
+def check_tool_names(check: Any) -> list[str]:
+    """The tools a policy check names (none for decision, message and escalation checks)."""
+    if isinstance(check, ToolCalledAnyCheck):
+        return list(check.tool_names)
+    if isinstance(check, ToolBeforeToolCheck):
+        return [check.first_tool, check.second_tool]
+    if isinstance(check, ToolBeforeToolAnyCheck):
+        return [*check.first_tools, check.second_tool]
+    name = getattr(check, "tool_name", None)
+    return [name] if isinstance(name, str) else []
+
+
+def unknown_check_tools(scenario: Scenario, domain: Domain) -> list[tuple[str, str]]:
+    """(JSON path, message) for every policy check naming a tool ``domain`` does not have.
+
+    Such a check can never be judged fairly (a required tool cannot be called,
+    a forbidden one is never called): it is the scenario's defect, not the agent's.
+    """
+    problems = []
+    for i, check in enumerate(scenario.evaluation_criteria.policy_checks):
+        for tool in check_tool_names(check):
+            if domain.tool(tool) is None:
+                problems.append((
+                    f"evaluation_criteria.policy_checks[{i}]",
+                    f"check {check.outcome_id} names tool {tool!r}, which domain {domain.name!r} does not have",
+                ))
+    return problems
+
+
+def bind_scenario(scenario: Scenario, *, check_tools: bool = True) -> Binding:
     """Resolve the scenario's domain, policy text and exposed tools.
 
+    With ``check_tools`` (the default) a policy check naming a tool the domain
+    does not have is a scenario error, so the scenario never runs and is never
+    scored against an agent (see :func:`unknown_check_tools`). The validator
+    passes ``check_tools=False`` to report it next to the scenario's other problems.
+
     Raises:
-        ScenarioError: for an unknown domain, a missing or empty policy file, or
-            ``available_tools`` naming tools the domain does not have.
+        ScenarioError: for an unknown domain, a missing or empty policy file,
+            ``available_tools`` naming tools the domain does not have, or (with
+            ``check_tools``) a policy check naming a tool the domain does not have.
         DomainError: for a domain pack that fails to load.
     """
     source = str(scenario.source_path or scenario.scenario_id)
@@ -120,17 +155,16 @@ def bind_scenario(scenario: Scenario) -> Binding:
         raise
     policy = _policy_text(scenario, domain, root, source)
     allowed = scenario.available_tools
-    if allowed is None:
-        tools = domain.tools
-    else:
-        problems = [
-            (f"available_tools[{i}]", f"unknown tool {name!r} in domain {domain.name!r}")
-            for i, name in enumerate(allowed)
-            if domain.tool(name) is None
-        ]
-        if problems:
-            raise ScenarioError(source, problems)
-        tools = tuple(t for t in domain.tools if t.name in set(allowed))
+    problems = [
+        (f"available_tools[{i}]", f"unknown tool {name!r} in domain {domain.name!r}")
+        for i, name in enumerate(allowed or ())
+        if domain.tool(name) is None
+    ]
+    if check_tools:
+        problems += unknown_check_tools(scenario, domain)
+    if problems:
+        raise ScenarioError(source, problems)
+    tools = domain.tools if allowed is None else tuple(t for t in domain.tools if t.name in set(allowed))
     return Binding(scenario, domain, policy, tools)
 
 

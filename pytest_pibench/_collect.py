@@ -5,6 +5,10 @@ synthetic module holding one test function named after the scenario id, so
 items get everything a Python test has: fixtures (including a user's own
 ``pibench_agent``), parametrization, marks, ``-k`` and ``-m`` selection,
 subtests. Node ids read ``scenarios/retail/ret_001.json::RET_001_X[oracle-t0]``.
+
+A file that cannot be run (not UTF-8 JSON, not a valid scenario, a check
+naming a tool its domain does not have, a domain that fails to load) becomes
+one failing item naming the file and the problem; it never runs an episode.
 """
 
 from __future__ import annotations
@@ -44,9 +48,6 @@ class ScenarioModule(pytest.Module):
         from .plugin import LABEL_MARKS, SETTINGS_KEY
 
         settings = self.config.stash[SETTINGS_KEY]
-        function = _scenario_test(scenario)
-        trials = list(range(settings.trials))
-        function = pytest.mark.parametrize("pibench_trial", trials, ids=[f"t{t}" for t in trials])(function)
         marks = ["pibench", LABEL_MARKS[scenario.label]]
         from ._domain import canonical_domain_name
 
@@ -56,8 +57,29 @@ class ScenarioModule(pytest.Module):
         for mark in marks:
             self.config.addinivalue_line("markers", f"{mark}: pi-bench scenario marker")
         module.pytestmark = [getattr(pytest.mark, mark) for mark in dict.fromkeys(marks)]  # type: ignore[attr-defined]
-        setattr(module, _identifier(scenario.scenario_id), function)
+        name = _identifier(scenario.scenario_id)
+        problem = _binding_problem(scenario, str(self.path))
+        if problem is not None:  # the scenario's own defect: never run, never scored against an agent
+            setattr(module, name, _broken_file_test(problem, name))
+            return module
+        function = _scenario_test(scenario)
+        trials = list(range(settings.trials))
+        function = pytest.mark.parametrize("pibench_trial", trials, ids=[f"t{t}" for t in trials])(function)
+        setattr(module, name, function)
         return module
+
+
+def _binding_problem(scenario: Scenario, source: str) -> str | None:
+    """Why the scenario cannot be bound to its domain (cheap: domains and policies are cached)."""
+    from ._binding import bind_scenario
+
+    try:
+        bind_scenario(scenario)
+    except ScenarioError as exc:
+        return str(exc)
+    except (ValueError, OSError) as exc:  # DomainError, an unreadable policy file
+        return f"{source}: {exc}"
+    return None
 
 
 def _mark_as_test(function: Callable[..., Any], name: str) -> Callable[..., Any]:

@@ -3,11 +3,23 @@
 Turn order (upstream-runtime.md §8): the episode opens with an assistant
 greeting, the user speaks first, agent tool calls go to the environment and
 the results straight back to the agent, agent text goes to the user. Limits
-(``max_steps``, ``max_errors``) are checked between participant turns.
+(``max_steps``, ``max_errors``) are checked between participant turns. Unlike
+upstream, ``step_count`` never exceeds ``max_steps``: a tool batch that would
+be one step too many never runs. Tool calls are bounded per message and per
+episode (``max_tool_calls_per_message``, ``max_tool_calls``): a message over
+either limit runs only the calls within it and ends the episode as
+``tool_call_limit`` (scored like ``max_steps``).
 
 Unlike upstream, nothing here can crash the run: an exception, a ``None`` or
 malformed message, or a hang past ``timeout`` ends the episode with a reason
 (and the traceback text) in :attr:`EpisodeResult.error`.
+
+Endings are split by cause. Whatever the agent causes (an exception, a
+malformed message, a hang past the timeout) ends the episode as
+``agent_error``: a normal ending whose transcript is scored, as upstream does,
+so it counts against the agent. Only failures outside the agent (the user
+simulator, an unreachable model provider) make the episode an error row.
+A Ctrl-C or SIGTERM is never anyone's error: it stops the run.
 """
 
 from __future__ import annotations
@@ -21,6 +33,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import _interrupt
 from ._agents import resolve_agent
 from ._binding import Binding, bind_scenario
 from ._loading import load_scenario
@@ -34,11 +47,13 @@ __all__ = ["ERROR_TERMINATIONS", "GREETING", "EpisodeResult", "run_episode"]
 GREETING = "Hello! What can I do for you today?"
 """The assistant's fixed opening line (part of the transcript, like upstream's greeting)."""
 
-ERROR_TERMINATIONS = frozenset({"agent_error", "user_error", "timeout", "infra_error"})
-"""Endings that make the episode an error row (reported apart from policy failures)."""
+ERROR_TERMINATIONS = frozenset({"user_error", "infra_error"})
+"""Endings caused outside the agent: the episode is an error row (kept out of every rate)."""
 
 DEFAULT_MAX_STEPS = 40
 DEFAULT_MAX_ERRORS = 10
+DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE = 32
+DEFAULT_MAX_TOOL_CALLS = 200
 
 
 @dataclass
@@ -55,10 +70,13 @@ class EpisodeResult:
     seed: int | None = None
     error: dict[str, str] | None = None
     warnings: list[str] = field(default_factory=list)
+    limit_hit: dict[str, Any] | None = None
+    """Which tool-call limit ended the episode (``tool_call_limit``): ``limit`` (the option's
+    name), ``value``, ``requested`` (calls asked for), ``executed`` and ``role``; else None."""
 
     @property
     def status(self) -> str:
-        """``error`` for agent/user failures and timeouts, else ``completed``."""
+        """``error`` when something outside the agent failed (user simulator, provider), else ``completed``."""
         return "error" if self.termination_reason in ERROR_TERMINATIONS else "completed"
 
     def transcript(self) -> dict[str, Any]:
@@ -121,7 +139,11 @@ class _Caller:
         outcome: dict[str, Any] = {}
         done = threading.Event()
         self._jobs.put((fn, args, outcome, done))
-        if not done.wait(max(0.0, deadline - time.monotonic())):
+        try:
+            finished = done.wait(max(0.0, deadline - time.monotonic()))
+        except Exception as exc:  # only a signal can break the wait (e.g. "release unlocked lock")
+            raise KeyboardInterrupt from exc
+        if not finished:
             self._jobs = None  # the worker is stuck: later calls get a fresh one
             raise _Timeout
         if "error" in outcome:
@@ -139,6 +161,8 @@ def run_episode(
     max_errors: int = DEFAULT_MAX_ERRORS,
     timeout: float | None = None,
     binding: Binding | None = None,
+    max_tool_calls_per_message: int = DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE,
+    max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
 ) -> EpisodeResult:
     """Run one episode of ``scenario`` with ``agent`` and ``user``.
 
@@ -151,6 +175,10 @@ def run_episode(
         max_errors: ends it as ``too_many_errors`` after this many failed tool calls.
         timeout: wall-clock seconds for the whole episode; past it, ``timeout``.
         binding: a pre-resolved binding (saves re-resolving the domain).
+        max_tool_calls_per_message: most tool calls run from one message; a message asking
+            for more ends the episode as ``tool_call_limit`` after running the first ones.
+        max_tool_calls: most tool calls run in the whole episode; the same ending past it.
+            Calls over either limit never run and are not in the trace.
 
     Raises:
         ScenarioError, DomainError, AgentSpecError: when the episode cannot start
@@ -161,7 +189,17 @@ def run_episode(
     if isinstance(agent, str):
         agent = resolve_agent(agent).build(scenario)
     binding = binding or bind_scenario(scenario)
-    return _Episode(binding, agent, user or ScriptedUser(), seed, max_steps, max_errors, timeout).run()
+    return _Episode(
+        binding,
+        agent,
+        user or ScriptedUser(),
+        seed,
+        max_steps,
+        max_errors,
+        timeout,
+        max_tool_calls_per_message=max_tool_calls_per_message,
+        max_tool_calls=max_tool_calls,
+    ).run()
 
 
 class _Episode:
@@ -174,6 +212,9 @@ class _Episode:
         max_steps: int,
         max_errors: int,
         timeout: float | None,
+        *,
+        max_tool_calls_per_message: int = DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE,
+        max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
     ) -> None:
         self.binding = binding
         self.agent = agent
@@ -187,6 +228,10 @@ class _Episode:
         self.error: dict[str, str] | None = None
         self.warnings: list[str] = []
         self.steps = 0
+        self.max_tool_calls_per_message = max_tool_calls_per_message
+        self.max_tool_calls = max_tool_calls
+        self.limit_hit: dict[str, Any] | None = None
+        self.last_role = "agent"
         self.call = _Caller(None)
 
     def run(self) -> EpisodeResult:
@@ -219,13 +264,20 @@ class _Episode:
             seed=self.seed,
             error=self.error,
             warnings=self.warnings,
+            limit_hit=self.limit_hit,
         )
 
     def _fail(self, role: str, kind: str, message: str, tb: str = "") -> str:
+        """Record why the episode ended and return the termination reason.
+
+        The cause decides: an infrastructure failure is ``infra_error``; anything
+        else is the failing participant's (``agent_error``, scored, or
+        ``user_error``), timeouts included.
+        """
+        if _interrupt.requested():  # a Ctrl-C/SIGTERM surfaced as a participant's exception
+            raise KeyboardInterrupt
         self.error = {"role": role, "kind": kind, "message": message, "traceback": tb}
-        if kind in ("timeout", "infrastructure"):
-            return "timeout" if kind == "timeout" else "infra_error"
-        return f"{role}_error"
+        return "infra_error" if kind == "infrastructure" else f"{role}_error"
 
     def _start(self, states: dict[str, Any]) -> str | None:
         greeting = {"role": "assistant", "content": GREETING}
@@ -271,12 +323,16 @@ class _Episode:
         current: dict[str, Any] = self.messages[0]
         while True:
             if to_role == "environment":
-                current = self.env.execute_all(
-                    current["tool_calls"], requestor="assistant" if env_caller == "agent" else "user"
-                )
-                self.messages.append(current)
+                if self.steps >= self.max_steps:  # the batch would be one step too many: it never runs
+                    return "max_steps"
+                calls = self._allowed_calls(current["tool_calls"], env_caller)
+                if calls:
+                    current = self.env.execute_all(calls, requestor="assistant" if env_caller == "agent" else "user")
+                    self.messages.append(current)
+                    self.steps += 1
+                if self.limit_hit is not None:
+                    return "tool_call_limit"
                 to_role = env_caller
-                self.steps += 1
             else:
                 try:
                     current, to_role, ended = self._participant_turn(to_role, current, states)
@@ -292,12 +348,10 @@ class _Episode:
                 if self.env.error_count >= self.max_errors:
                     return "too_many_errors"
             if deadline is not None and time.monotonic() >= deadline:
-                self._fail(
-                    to_role if to_role != "environment" else "agent",
-                    "timeout",
-                    f"the episode exceeded its {self.timeout:g}s timeout",
+                # The participant whose turn used up the time is the cause (tool calls are the agent's).
+                return self._fail(
+                    self.last_role, "timeout", f"the episode exceeded its {self.timeout:g}s timeout"
                 )
-                return "timeout"
 
     def _participant_turn(
         self, role: str, incoming: dict[str, Any], states: dict[str, Any]
@@ -306,6 +360,7 @@ class _Episode:
         participant = self.agent if role == "agent" else self.user
         wire_role = "assistant" if role == "agent" else "user"
         self.steps += 1
+        self.last_role = role
         try:
             returned = self.call(participant.generate, _jsonable(incoming), states[role])
         except _Timeout:
@@ -347,3 +402,23 @@ class _Episode:
         if message.get("tool_calls"):
             return message, "environment", None
         return message, "user" if role == "agent" else "agent", None
+
+    def _allowed_calls(self, calls: list[dict[str, Any]], role: str) -> list[dict[str, Any]]:
+        """The calls of one message that the tool-call limits let run (the first ones, in order).
+
+        When a message asks for more than either limit allows, :attr:`limit_hit`
+        says which limit (the tighter one) stopped it; the episode then ends as
+        ``tool_call_limit`` once the allowed calls ran.
+        """
+        remaining = max(0, self.max_tool_calls - len(self.env.trace))
+        allowed = min(len(calls), self.max_tool_calls_per_message, remaining)
+        if allowed < len(calls):
+            per_message = self.max_tool_calls_per_message <= remaining
+            self.limit_hit = {
+                "limit": "max_tool_calls_per_message" if per_message else "max_tool_calls",
+                "value": self.max_tool_calls_per_message if per_message else self.max_tool_calls,
+                "requested": len(calls),
+                "executed": allowed,
+                "role": role,
+            }
+        return calls[:allowed]

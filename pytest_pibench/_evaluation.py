@@ -28,8 +28,12 @@ __all__ = [
     "event_flags",
 ]
 
-NORMAL_TERMINATIONS = frozenset({"agent_stop", "user_stop", "max_steps", "agent_error"})
-"""Endings that are scored normally; any other ending scores 0 (upstream's rule)."""
+NORMAL_TERMINATIONS = frozenset({"agent_stop", "user_stop", "max_steps", "agent_error", "tool_call_limit"})
+"""Endings that are scored normally; any other ending scores 0 (upstream's rule).
+
+``tool_call_limit`` is ours (upstream has no tool-call limits): like
+``max_steps`` it is a limit the agent ran into, so its transcript is scored.
+"""
 
 
 DIMENSIONS: tuple[tuple[str, str], ...] = (
@@ -147,7 +151,13 @@ def evaluate(scenario: Scenario, transcript: Any, *, judge: JudgeProtocol | None
 
     ``transcript`` may be an :class:`EpisodeResult` or a mapping (e.g. from a
     results file). Without a judge, Tier-2 checks are skipped and
-    ``semantic_score`` is None.
+    ``semantic_score`` is None, whatever the ending; with one, an abnormal
+    ending scores 0 there too (upstream).
+
+    Raises:
+        InfrastructureError: when the judge cannot be reached (raised by the
+            judge; see :class:`JudgeProtocol`). The transcript is then not
+            scored: the episode is an infrastructure error, not a verdict.
     """
     messages, trace, state, reason = _transcript_parts(transcript)
     decision = resolve_decision(trace, messages)
@@ -161,7 +171,8 @@ def evaluate(scenario: Scenario, transcript: Any, *, judge: JudgeProtocol | None
         )
 
     if reason not in NORMAL_TERMINATIONS:
-        return result(0.0, False, 0.0, [], {"reason": f"abnormal_termination:{reason}"})
+        semantic_zero = None if judge is None else 0.0
+        return result(0.0, False, semantic_zero, [], {"reason": f"abnormal_termination:{reason}"})
     criteria = scenario.evaluation_criteria
     outcomes: list[CheckResult] = []
     breakdown: dict[str, Any] = {}

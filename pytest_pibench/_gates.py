@@ -9,10 +9,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ._metrics import compute_metrics
 from ._settings import Gate, Settings
 from ._vocab import COLUMNS, GROUPS, slug
 
-__all__ = ["GateVerdict", "check_gates", "load_baseline", "metric_value", "unknown_metric"]
+__all__ = [
+    "GateVerdict",
+    "baseline_agents",
+    "baseline_problem",
+    "check_gates",
+    "load_baseline",
+    "metric_value",
+    "parse_baseline_spec",
+    "unknown_metric",
+]
 
 _ALIASES = {
     "compliance": ("compliance_rate",),
@@ -65,6 +75,10 @@ class GateVerdict:
     def ok(self, line: str) -> None:
         self.lines.append(f"ok   {line}")
 
+    def info(self, line: str) -> None:
+        """What was compared: neither a pass nor a failure."""
+        self.lines.append(f"info {line}")
+
 
 def load_baseline(path: str) -> dict[str, Any]:
     """Read a results file written by ``--pibench-results`` (raises ValueError with the reason)."""
@@ -83,12 +97,67 @@ def _gated_names(settings: Settings) -> list[str]:
     return [g.metric for g in settings.fail_under] or ["compliance", "overall"]
 
 
-def _match_baseline_agent(agent: str, current: Sequence[str], baseline: Mapping[str, Any]) -> str | None:
-    if agent in baseline:
-        return agent
-    if len(current) == 1 and len(baseline) == 1:  # same agent under a new name (e.g. a branch build)
-        return next(iter(baseline))
+_ERROR_STATUSES = ("error", "validation_error")
+
+
+def parse_baseline_spec(text: str) -> tuple[str, str | None]:
+    """``PATH`` or ``PATH::AGENT`` -> (path, agent or None); split on the last ``::`` (``C:`` stays in the path).
+
+    Raises ValueError for an empty path or an empty agent name.
+    """
+    path, sep, agent = text.rpartition("::")
+    if not sep:
+        path, agent = text, ""
+    path, agent = path.strip(), agent.strip()
+    if not path:
+        raise ValueError(f"no results file in {text!r} (use PATH or PATH::AGENT)")
+    if sep and not agent:
+        raise ValueError(f"no agent after '::' in {text!r} (use PATH or PATH::AGENT)")
+    return path, agent or None
+
+
+def baseline_agents(baseline: Mapping[str, Any]) -> list[str]:
+    """The agents of a baseline results file: its ``agents`` block, then any agent only its rows name."""
+    names = [str(a) for a in baseline.get("agents") or {}]
+    for row in _base_rows(baseline):
+        if str(row.get("agent")) not in names:
+            names.append(str(row.get("agent")))
+    return names
+
+
+def baseline_problem(spec: str, baseline: Mapping[str, Any], agents: Sequence[str]) -> str | None:
+    """Why ``--pibench-baseline=spec`` cannot work with these ``--pibench-agent`` specs (None when it can).
+
+    Checked at start-up: a named baseline agent must be in the file, and it can
+    stand in for exactly one current agent.
+    """
+    path, named = parse_baseline_spec(spec)
+    if named is None:
+        return None
+    known = baseline_agents(baseline)
+    if named not in known:
+        return f"no agent {named!r} in baseline {path} (has: {', '.join(known) or 'none'})"
+    if len(agents) > 1:
+        return (
+            f"{spec!r} names one baseline agent but {len(agents)} agents run ({', '.join(agents)}); "
+            "name it only with a single --pibench-agent, or drop '::AGENT' to compare each agent with itself"
+        )
     return None
+
+
+def _base_rows(baseline: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    rows = [r for r in baseline.get("rows") or [] if isinstance(r, Mapping)]
+    sole = list(baseline.get("agents") or {})
+    default = str(sole[0]) if len(sole) == 1 else None  # an agent-less row of a one-agent file is that agent's
+    return [r if r.get("agent") is not None or default is None else {**r, "agent": default} for r in rows]
+
+
+def _keyed(rows: Sequence[Mapping[str, Any]], agent: str) -> dict[tuple[str, int], Mapping[str, Any]]:
+    return {(str(r.get("scenario_id")), int(r.get("trial") or 0)): r for r in rows if str(r.get("agent")) == agent}
+
+
+def _rows_word(n: int) -> str:
+    return f"{n} row" if n == 1 else f"{n} rows"
 
 
 def check_gates(
@@ -97,37 +166,77 @@ def check_gates(
     rows: Sequence[Mapping[str, Any]],
     baseline: Mapping[str, Any] | None,
 ) -> GateVerdict:
-    """Apply every gate to every agent of the run."""
+    """Apply every gate to every agent of the run.
+
+    Thresholds (``--pibench-fail-under``) read the whole run's metrics. The
+    baseline comparison is like with like: rows are matched by (agent,
+    scenario_id, trial), the gated metrics are recomputed on both sides over the
+    matched rows only (error rows on either side left out), and a scenario
+    regresses when its matched row passed in the baseline and fails now.
+    """
     verdict = GateVerdict()
     for agent, metrics in metrics_by_agent.items():
         for gate in settings.fail_under:
             _threshold(verdict, agent, metrics, gate)
     if baseline is None:
         return verdict
-    base_metrics = {a: v.get("metrics", {}) for a, v in (baseline.get("agents") or {}).items()}
-    base_rows = [r for r in baseline.get("rows") or [] if isinstance(r, Mapping)]
-    agents = list(metrics_by_agent)
-    for agent, metrics in metrics_by_agent.items():
-        base_agent = _match_baseline_agent(agent, agents, base_metrics)
-        if base_agent is None:
-            verdict.fail(f"{agent}: no run of this agent in the baseline (has: {', '.join(base_metrics) or 'none'})")
+    _, named = parse_baseline_spec(settings.baseline or "")
+    base_rows = _base_rows(baseline)
+    known = baseline_agents(baseline)
+    agents = list(dict.fromkeys([*metrics_by_agent, *(str(r.get("agent")) for r in rows)]))
+    if named is not None and len(agents) > 1:
+        verdict.fail(f"baseline agent {named!r} named, but {len(agents)} agents ran ({', '.join(agents)}); "
+                     "name a baseline agent only for a run of one agent")
+        return verdict
+    for agent in agents:
+        base_agent = named or agent
+        if base_agent not in known:
+            verdict.fail(
+                f"{agent}: no run of this agent in the baseline (has: {', '.join(known) or 'none'}); "
+                "to compare with another agent, name it: --pibench-baseline=PATH::AGENT"
+            )
             continue
-        for name in _gated_names(settings):
-            now, before = metric_value(metrics, name), metric_value(base_metrics[base_agent], name)
-            if now is None or before is None:
-                continue
-            line = f"{agent}: {name} {now:.4f} vs baseline {before:.4f} (tolerance {settings.tolerance:g})"
-            (verdict.fail if before - now > settings.tolerance + 1e-12 else verdict.ok)(line)
-        passed_before = {
-            (r.get("scenario_id"), r.get("trial", 0))
-            for r in base_rows
-            if r.get("agent", base_agent) == base_agent and r.get("all_passed")
-        }
-        for row in rows:
-            key = (row.get("scenario_id"), row.get("trial", 0))
-            if row.get("agent") == agent and key in passed_before and not row.get("all_passed"):
-                verdict.fail(f"{agent}: {key[0]} trial {key[1]} passed in the baseline and fails now")
+        _compare(verdict, settings, agent, base_agent, _keyed(rows, agent), _keyed(base_rows, base_agent))
     return verdict
+
+
+def _compare(
+    verdict: GateVerdict,
+    settings: Settings,
+    agent: str,
+    base_agent: str,
+    now: Mapping[tuple[str, int], Mapping[str, Any]],
+    before: Mapping[tuple[str, int], Mapping[str, Any]],
+) -> None:
+    who = agent if agent == base_agent else f"{agent} (baseline agent {base_agent})"
+    matched = [key for key in now if key in before]
+    errors_now = sum(1 for k in matched if now[k].get("status") in _ERROR_STATUSES)
+    errors_before = sum(1 for k in matched if before[k].get("status") in _ERROR_STATUSES)
+    keys = [k for k in matched if now[k].get("status") not in _ERROR_STATUSES
+            and before[k].get("status") not in _ERROR_STATUSES]
+    verdict.info(
+        f"{who}: {_rows_word(len(keys))} compared by (agent, scenario, trial) with the baseline; "
+        f"left out: {len(now) - len(matched)} of this run's {len(now)} (not in the baseline), "
+        f"{len(before) - len(matched)} of the baseline's {len(before)} (not in this run), "
+        f"{_rows_word(len(matched) - len(keys))} with an error ({errors_now} now, {errors_before} in the baseline)"
+    )
+    if not keys:
+        verdict.fail(
+            f"{who}: nothing to compare: no (scenario, trial) of this run "
+            + ("is in the baseline without an error" if matched else "is in the baseline")
+        )
+        return
+    metrics_now = compute_metrics(now[k] for k in keys)
+    metrics_before = compute_metrics(before[k] for k in keys)
+    for name in _gated_names(settings):
+        value, reference = metric_value(metrics_now, name), metric_value(metrics_before, name)
+        if value is None or reference is None:
+            continue
+        line = f"{who}: {name} {value:.4f} vs baseline {reference:.4f} (tolerance {settings.tolerance:g})"
+        (verdict.fail if reference - value > settings.tolerance + 1e-12 else verdict.ok)(line)
+    for key in keys:
+        if before[key].get("all_passed") and not now[key].get("all_passed"):
+            verdict.fail(f"{who}: {key[0]} trial {key[1]} passed in the baseline and fails now")
 
 
 def _threshold(verdict: GateVerdict, agent: str, metrics: Mapping[str, Any], gate: Gate) -> None:

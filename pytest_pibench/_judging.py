@@ -8,7 +8,7 @@ from typing import Any
 
 from ._check_result import CheckResult
 from ._messages import extract_text
-from ._protocols import JudgeProtocol
+from ._protocols import InfrastructureError, JudgeProtocol
 from ._schema import NLJudgeCheck
 
 __all__ = ["JudgeCache", "ask", "assistant_text", "judge_checks"]
@@ -27,6 +27,9 @@ def ask(judge: JudgeProtocol, question: str, text: str, cache: JudgeCache) -> tu
     """``(answer, problem)``: YES/NO, or None with why. One retry on an unparseable answer.
 
     Answers are cached per ``(text, question)`` within one evaluation; failures are not.
+    Any exception from the judge fails only the check that asked, except
+    :class:`InfrastructureError` (the judge could not be reached), which propagates:
+    an unreachable judge is an infrastructure error of the episode, never a "no".
     """
     key = (hashlib.md5(text.encode()).hexdigest(), question)
     if key in cache:
@@ -38,6 +41,8 @@ def ask(judge: JudgeProtocol, question: str, text: str, cache: JudgeCache) -> tu
             if answer in ("YES", "NO"):
                 cache[key] = answer
                 return answer, ""
+    except InfrastructureError:
+        raise
     except Exception as exc:
         return None, f"judge error: {type(exc).__name__}: {exc}"
     return None, "judge answer unparseable after retry"

@@ -57,6 +57,13 @@ class LiteLLMJudge:
         return self.client.usage
 
     def judge(self, question: str, text: str) -> str | None:
+        """``YES``/``NO``/None for one question.
+
+        Raises:
+            InfrastructureError: the provider stayed unreachable (or refused the
+                call) after the client's bounded retries; the episode becomes an
+                ``infra_error`` row instead of being scored.
+        """
         prompt = (
             f"## Agent messages\n{text}\n\n## Question\n{question}\n\n"
             'Answer with {"answer": "YES" or "NO", "reasoning": "..."}.'

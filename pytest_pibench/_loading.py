@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -10,9 +11,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from ._checks import BRACKET_SEGMENT
-from ._paths import is_scenario_file
+from ._paths import is_scenario_candidate
 from ._schema import (
     CHECK_TYPES,
+    SCHEMA_VERSION,
     DecisionEqualsCheck,
     Scenario,
     ToolBeforeToolAnyCheck,
@@ -27,7 +29,7 @@ from ._schema import (
 __all__ = [
     "ScenarioError",
     "discover_scenarios",
-    "is_scenario_file",
+    "is_scenario_candidate",
     "json_schema",
     "load_scenario",
     "scenario_from_dict",
@@ -77,6 +79,13 @@ def _pydantic_problems(error: ValidationError) -> list[Problem]:
 
 def scenario_from_dict(data: Any, *, source: str = "<scenario>") -> Scenario:
     """Validate a decoded scenario: the schema first, then upstream's consistency rules."""
+    if not isinstance(data, dict):
+        raise ScenarioError(source, [("", f"expected a JSON object (a scenario), found {_json_kind(data)}")])
+    version = data.get("schema_version", SCHEMA_VERSION)
+    if version != SCHEMA_VERSION:
+        raise ScenarioError(
+            source, [("schema_version", f"unsupported schema_version {version!r}; expected {SCHEMA_VERSION!r}")]
+        )
     try:
         scenario = Scenario.model_validate(data)
     except ValidationError as exc:
@@ -95,19 +104,48 @@ def load_scenario(path: str | Path) -> Scenario:
             ``scen.json: evaluation_criteria.policy_checks[3].tool_name: Field required``.
     """
     file = Path(path)
+    data = _read_json(file)
+    scenario = scenario_from_dict(data, source=str(file))
+    scenario._source_path = file.resolve()
+    return scenario
+
+
+def _read_json(file: Path) -> Any:
+    """The decoded file; a ScenarioError saying where it is not UTF-8 JSON (a UTF-8 BOM is allowed)."""
     try:
-        text = file.read_text(encoding="utf-8")
+        raw = file.read_bytes()
     except OSError as exc:
         raise ScenarioError(str(file), [("", f"cannot read file: {exc.strerror or exc}")]) from None
+    if not raw.strip():
+        raise ScenarioError(str(file), [("", "file is empty")])
+    body = raw.removeprefix(codecs.BOM_UTF8)
     try:
-        data = json.loads(text)
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        offset = exc.start + len(raw) - len(body)
+        line = raw.count(b"\n", 0, offset) + 1
+        problem = f"not UTF-8: byte 0x{raw[offset]:02x} at byte offset {offset} (line {line})"
+        raise ScenarioError(str(file), [("", problem)]) from None
+    try:
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ScenarioError(
             str(file), [("", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")]
         ) from None
-    scenario = scenario_from_dict(data, source=str(file))
-    scenario._source_path = file.resolve()
-    return scenario
+    except RecursionError:
+        raise ScenarioError(str(file), [("", "invalid JSON: nested too deeply")]) from None
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return "a number"
+    return "null"
 
 
 def consistency_problems(scenario: Scenario) -> list[Problem]:
@@ -197,19 +235,18 @@ def _tool_consistency(checks: Sequence[Any], where: str) -> list[Problem]:
 
 
 def discover_scenarios(root: str | Path) -> Iterator[Path]:
-    """Scenario files under ``root`` (or ``root`` itself), sorted by path.
+    """Scenario candidates under ``root`` (or ``root`` itself), sorted by path.
 
-    Like upstream, paths with a directory named ``archive`` are skipped.
+    Which ``*.json`` files count is :func:`is_scenario_candidate`, the rule
+    pytest collection and ``pi`` use too: broken files are yielded (loading
+    them says what is wrong), files that are clearly something else are not.
     """
     base = Path(root)
     if base.is_file():
-        if is_scenario_file(base):
-            yield base
+        yield base
         return
     for path in sorted(base.rglob("*.json")):
-        if "archive" in path.relative_to(base).parts[:-1]:
-            continue
-        if is_scenario_file(path):
+        if path.is_file() and is_scenario_candidate(path, base):
             yield path
 
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 from functools import cache
 from pathlib import Path
 
-__all__ = ["bundled_root", "bundled_scenarios_dir", "is_scenario_file", "workspace_root_for"]
-
-_SCHEMA_TAG = b'"pibench_scenario_v1"'
+__all__ = ["SCENARIO_KEYS", "bundled_root", "bundled_scenarios_dir", "is_scenario_candidate", "workspace_root_for"]
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -45,21 +44,48 @@ def workspace_root_for(scenario_file: Path) -> Path | None:
     return None
 
 
-def is_scenario_file(path: Path) -> bool:
-    """True for a JSON file whose top-level ``schema_version`` is ``pibench_scenario_v1``.
+SCENARIO_KEYS = frozenset({"schema_version", "meta", "label", "evaluation_criteria", "user_simulation"})
+"""Top-level keys that mark a JSON object as meant to be a scenario."""
 
-    Files that are not JSON objects or that fail to parse are not scenario files.
-    Cheap: files without the version string are never parsed (pytest asks this
-    for every ``*.json`` it collects).
+
+def is_scenario_candidate(path: Path, root: Path) -> bool:
+    """The one rule for which ``*.json`` files are scenarios, used by pytest collection, discovery and ``pi``.
+
+    ``root`` is the collected path the file was found under: a folder, or the
+    file itself when it was named explicitly. A file named explicitly is always
+    a candidate. A ``*.json`` file found under a folder is a candidate unless
+
+    - its name starts with ``_`` or ``.``, or a folder between ``root`` and the
+      file is named ``archive`` (as upstream) or starts with ``.``; or
+    - it is valid JSON that is clearly not a scenario: not an object, or an
+      object with none of the keys ``schema_version``, ``meta``, ``label``,
+      ``evaluation_criteria``, ``user_simulation``.
+
+    So an empty file, a file that is not UTF-8 or not valid JSON, and an object
+    with another ``schema_version`` are candidates: they are loaded and fail
+    loudly (a failing item, a ``pi validate`` problem), never skipped.
     """
+    if path == root:
+        return True
+    if path.name.startswith(("_", ".")):
+        return False
+    try:
+        folders = path.parent.relative_to(root).parts
+    except ValueError:
+        folders = ()
+    if any(part == "archive" or part.startswith(".") for part in folders):
+        return False
+    return not _clearly_not_a_scenario(path)
+
+
+def _clearly_not_a_scenario(path: Path) -> bool:
+    """Valid JSON that is not an object, or an object without any scenario key."""
     try:
         raw = path.read_bytes()
     except OSError:
-        return False
-    if _SCHEMA_TAG not in raw:
-        return False
+        return False  # unreadable: the loader says why
     try:
-        data = json.loads(raw)
-    except ValueError:
+        data = json.loads(raw.removeprefix(codecs.BOM_UTF8).decode("utf-8"))
+    except (ValueError, RecursionError):  # not UTF-8, not JSON, empty
         return False
-    return isinstance(data, dict) and data.get("schema_version") == "pibench_scenario_v1"
+    return not (isinstance(data, dict) and not SCENARIO_KEYS.isdisjoint(data))

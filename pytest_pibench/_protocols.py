@@ -100,7 +100,9 @@ class JudgeProtocol(Protocol):
     """Answers Tier-2 yes/no questions about the agent's messages.
 
     Return ``"YES"``, ``"NO"``, or ``None`` when the answer could not be parsed
-    (the evaluator then asks once more). Exceptions fail that check only.
+    (the evaluator then asks once more). Exceptions fail that check only, except
+    :class:`InfrastructureError` (the judge could not be reached): it propagates
+    out of ``evaluate`` and the episode becomes an ``infra_error`` row, never a "no".
 
     Example::
 

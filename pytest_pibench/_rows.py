@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._bounds import bound_row
 from ._episode import EpisodeResult
 from ._evaluation import ScenarioResult
 from ._schema import Scenario
@@ -16,6 +17,9 @@ from ._schema import Scenario
 __all__ = ["error_row", "scenario_row"]
 
 _NO_FLAGS = {"V_r": False, "UR_r": False, "OR_r": False, "EA_r": False, "AT_r": False}
+
+_CAUSES = {"agent_error": "agent", "user_error": "user_simulator", "infra_error": "infrastructure"}
+"""``failure_cause`` of a row by termination reason; only ``agent`` failures are scored."""
 
 
 def _base(scenario: Scenario | None, scenario_id: str, trial: int, agent: str, domain_name: str) -> dict[str, Any]:
@@ -42,15 +46,19 @@ def scenario_row(
 ) -> dict[str, Any]:
     """The row of one evaluated episode.
 
-    An episode that ended in an agent/user error or a timeout is an ``error``
-    row: reward 0 and not compliant, whatever its checks said, and kept out of
-    compliance denominators (its checks stay in the row for diagnosis).
+    An episode the agent broke (``agent_error``: an exception, a malformed
+    message, a hang past the timeout) is scored like any other, as upstream
+    does: ``failure_cause`` says ``agent`` and ``error`` says why. An episode
+    that something outside the agent broke (the user simulator, the model
+    provider) is an ``error`` row: reward 0 and not compliant, whatever its
+    checks said, and kept out of every rate (its checks stay for diagnosis).
     """
     status = episode.status if episode is not None else "completed"
     errored = status == "error"
     row = _base(scenario, scenario.scenario_id, trial, agent, domain_name)
     row.update(
         status=status,
+        failure_cause=_CAUSES.get(result.termination_reason),
         termination_reason=result.termination_reason,
         reward=0.0 if errored else result.reward,
         all_passed=False if errored else result.all_passed,
@@ -75,7 +83,7 @@ def scenario_row(
         )
         if include_transcript:
             row["transcript"] = episode.transcript()
-    return row
+    return bound_row(row)  # strings over ROW_STRING_LIMIT are cut and "truncated": true set; scored before
 
 
 def _error_text(error: dict[str, str] | None) -> str | None:
@@ -92,15 +100,22 @@ def error_row(
     domain_name: str = "",
     seed: int | None = None,
     traceback: str = "",
+    cause: str = "harness",
+    termination_reason: str = "runtime_error",
 ) -> dict[str, Any]:
-    """A row for an episode that could not run at all (bad scenario, domain, agent spec, crash)."""
+    """A row for an episode that could not run or be scored (bad scenario, crash, judge outage).
+
+    ``cause`` says whose failure it was (``harness``, ``scenario``,
+    ``infrastructure``, ``interrupted``...); never the agent's: agent failures are scored.
+    """
     row = _base(scenario, scenario_id, trial, agent, domain_name)
     row.update(
         status="error",
-        termination_reason="runtime_error",
+        failure_cause=cause,
+        termination_reason=termination_reason,
         reward=0.0,
         all_passed=False,
-        semantic_score=0.0,
+        semantic_score=None,
         canonical_decision="NONE",
         decision_channel=None,
         decision_valid=False,
@@ -110,6 +125,6 @@ def error_row(
         outcome_checks=[],
         seed=seed,
         error=message,
-        error_detail={"role": "harness", "kind": "exception", "message": message, "traceback": traceback},
+        error_detail={"role": cause, "kind": "exception", "message": message, "traceback": traceback},
     )
     return row

@@ -13,18 +13,23 @@ from typing import Any
 
 import pytest
 
-__all__ = ["GATE_EXIT_CODE", "Gate", "Settings", "add_options", "read_settings"]
+__all__ = ["ERROR_BUDGET_EXIT_CODE", "GATE_EXIT_CODE", "Gate", "Settings", "add_options", "read_settings"]
 
 GATE_EXIT_CODE = 8
 """Exit code of a run whose gate (``--pibench-fail-under``, ``--pibench-baseline``) failed."""
+ERROR_BUDGET_EXIT_CODE = 9
+"""Exit code of a run with more error rows than ``--pibench-max-error-rate`` allows (invalid for the leaderboard)."""
 
 _DEFAULTS: dict[str, Any] = {
     "trials": 1,
     "seed": 42,
     "max_steps": 40,
+    "max_tool_calls_per_message": 32,
+    "max_tool_calls": 200,
     "timeout": 600.0,
     "results": "pibench-results.json",
     "tolerance": 0.0,
+    "max_error_rate": 0.0,
     "user": "scripted",
 }
 
@@ -47,12 +52,16 @@ class Settings:
     trials: int = 1
     seed: int = 42
     max_steps: int = 40
+    max_tool_calls_per_message: int = 32
+    max_tool_calls: int = 200
     timeout: float | None = 600.0
     results: str | None = "pibench-results.json"
     leaderboard: str | None = None
     fail_under: tuple[Gate, ...] = ()
     baseline: str | None = None
     tolerance: float = 0.0
+    max_error_rate: float = 0.0
+    resume: str | None = None
     scenario_dirs: tuple[Path, ...] = field(default_factory=tuple)
     agent_args: dict[str, Any] = field(default_factory=dict)
     user_args: dict[str, Any] = field(default_factory=dict)
@@ -77,6 +86,8 @@ class Settings:
             "trials": self.trials,
             "seed": self.seed,
             "max_steps": self.max_steps,
+            "max_tool_calls_per_message": self.max_tool_calls_per_message,
+            "max_tool_calls": self.max_tool_calls,
             "timeout": self.timeout,
             "judge": self.judge,
             "agent_args": _public(self.agent_args),
@@ -109,6 +120,16 @@ _OPTIONS: list[tuple[str, dict[str, Any], str]] = [
     ("trials", {"metavar": "N"}, "episodes per scenario and agent (default 1)"),
     ("seed", {"metavar": "N"}, "base seed; per-trial seeds are derived by sha256 (default 42)"),
     ("max-steps", {"metavar": "N"}, "step limit per episode (default 40)"),
+    (
+        "max-tool-calls-per-message",
+        {"metavar": "N"},
+        "most tool calls run from one agent message; more end the episode as tool_call_limit (default 32)",
+    ),
+    (
+        "max-tool-calls",
+        {"metavar": "N"},
+        "most tool calls run per episode; more end the episode as tool_call_limit (default 200)",
+    ),
     ("timeout", {"metavar": "SECONDS"}, "wall-clock limit per episode, 0 for none (default 600)"),
     ("results", {"metavar": "PATH"}, "results file, '' for none (default pibench-results.json)"),
     ("leaderboard", {"metavar": "PATH"}, "write the AgentBeats leaderboard artifact here"),
@@ -117,8 +138,20 @@ _OPTIONS: list[tuple[str, dict[str, Any], str]] = [
         {"action": "append", "metavar": "METRIC=VALUE"},
         "gate (repeatable): compliance, overall, tier1_overall, semantic, pass^K, a column or group name",
     ),
-    ("baseline", {"metavar": "PATH"}, "results file of a baseline run: fail on regressions"),
+    (
+        "baseline",
+        {"metavar": "PATH[::AGENT]"},
+        "results file of a baseline run: fail on regressions over the (agent, scenario, trial) rows both runs have; "
+        "PATH::AGENT compares the one agent of this run with AGENT of the baseline",
+    ),
     ("tolerance", {"metavar": "X"}, "allowed drop of a gated metric against the baseline (default 0)"),
+    (
+        "max-error-rate",
+        {"metavar": "X"},
+        "largest share of error rows (failures outside the agent) per agent before the run is invalid "
+        "and exits 9 (default 0: any error row)",
+    ),
+    ("resume", {"metavar": "PATH"}, "results file or journal of an earlier run: reuse its finished rows"),
 ]
 
 
@@ -158,6 +191,13 @@ def _number(config: pytest.Config, name: str, kind: type, minimum: float) -> Any
     if number < minimum:
         raise pytest.UsageError(f"--pibench-{name}: must be at least {minimum:g}, got {value!r}")
     return number
+
+
+def _fraction(config: pytest.Config, name: str) -> float:
+    value = float(_number(config, name, float, 0))
+    if value > 1:
+        raise pytest.UsageError(f"--pibench-{name}: a fraction between 0 and 1, got {value:g}")
+    return value
 
 
 _GATE = re.compile(r"^\s*([^=]+?)\s*=\s*([-+0-9.eE]+)\s*$")
@@ -200,12 +240,16 @@ def read_settings(config: pytest.Config) -> Settings:
         trials=_number(config, "trials", int, 1),
         seed=_number(config, "seed", int, 0),
         max_steps=_number(config, "max-steps", int, 1),
+        max_tool_calls_per_message=_number(config, "max-tool-calls-per-message", int, 1),
+        max_tool_calls=_number(config, "max-tool-calls", int, 1),
         timeout=timeout or None,
         results=_DEFAULTS["results"] if results is None else (results or None),
         leaderboard=_raw(config, "leaderboard"),
         fail_under=_gates(list(_raw(config, "fail-under") or [])),
         baseline=_raw(config, "baseline"),
         tolerance=_number(config, "tolerance", float, 0),
+        max_error_rate=_fraction(config, "max-error-rate"),
+        resume=_raw(config, "resume"),
         scenario_dirs=tuple(Path(p) for p in config.getini("pibench_scenarios")),
         agent_args=_key_values("agent-arg", list(_raw(config, "agent-arg") or [])),
         user_args=_key_values("user-arg", list(_raw(config, "user-arg") or [])),

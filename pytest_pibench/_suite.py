@@ -9,18 +9,24 @@ from typing import Any
 
 from ._agents import AgentSpec, resolve_agent
 from ._binding import bind_scenario
-from ._episode import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STEPS, run_episode
+from ._episode import (
+    DEFAULT_MAX_ERRORS,
+    DEFAULT_MAX_STEPS,
+    DEFAULT_MAX_TOOL_CALLS,
+    DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE,
+    run_episode,
+)
 from ._evaluation import evaluate
 from ._loading import discover_scenarios, load_scenario
-from ._protocols import JudgeProtocol
+from ._protocols import InfrastructureError, JudgeProtocol
 from ._rows import error_row, scenario_row
 from ._schema import Scenario
 from ._seeds import DEFAULT_BASE_SEED, derive_seed
 
-__all__ = ["run_one", "run_suite"]
+__all__ = ["run_one", "run_suite", "seed_key"]
 
 
-def _seed_key(scenario: Scenario | Path) -> str:
+def seed_key(scenario: Scenario | Path) -> str:
     if isinstance(scenario, Path):
         return scenario.stem
     return scenario.source_path.stem if scenario.source_path else scenario.scenario_id
@@ -39,19 +45,26 @@ def run_one(
     max_errors: int = DEFAULT_MAX_ERRORS,
     timeout: float | None = None,
     include_transcript: bool = True,
+    max_tool_calls_per_message: int = DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE,
+    max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
 ) -> dict[str, Any]:
-    """Run and score one episode; any failure becomes an error row with the reason."""
+    """Run and score one episode; any failure becomes an error row with the reason.
+
+    A judge that cannot be reached (it raises :class:`InfrastructureError`) makes
+    an ``infra_error`` row, "judge unreachable: ...", kept out of every rate.
+    """
     spec = resolve_agent(agent) if isinstance(agent, str) else agent
     target: Scenario | Path = scenario if isinstance(scenario, Scenario) else Path(scenario)
-    seed = derive_seed(base_seed, _seed_key(target), trial)
+    seed = derive_seed(base_seed, seed_key(target), trial)
     loaded: Scenario | None = target if isinstance(target, Scenario) else None
     domain_name = ""
+    judging = False
     try:
         if loaded is None:
             loaded = load_scenario(target) if isinstance(target, Path) else target
         binding = bind_scenario(loaded)
         domain_name = binding.domain.name
-        agent_obj = spec.build(loaded)
+        agent_obj = _build_agent(spec, loaded)
         user = user_factory(loaded) if user_factory else None
         judge_obj = judge_factory() if judge_factory else judge
         episode = run_episode(
@@ -63,10 +76,28 @@ def run_one(
             max_errors=max_errors,
             timeout=timeout,
             binding=binding,
+            max_tool_calls_per_message=max_tool_calls_per_message,
+            max_tool_calls=max_tool_calls,
         )
+        judging = True
         result = evaluate(loaded, episode, judge=judge_obj)
     except Exception as exc:
-        scenario_id = loaded.scenario_id if loaded else _seed_key(target)
+        scenario_id = loaded.scenario_id if loaded else seed_key(target)
+        if judging and isinstance(exc, InfrastructureError):
+            unjudged = error_row(
+                scenario_id,
+                f"judge unreachable: {exc}",
+                scenario=loaded,
+                trial=trial,
+                agent=spec.name,
+                domain_name=domain_name,
+                seed=seed,
+                traceback=traceback.format_exc(),
+                cause="infrastructure",
+                termination_reason="infra_error",
+            )
+            unjudged["step_count"] = episode.step_count
+            return _with_usage(unjudged, agent_obj, user, judge_obj)  # the agent's calls were paid for
         return error_row(
             scenario_id,
             f"{type(exc).__name__}: {exc}",
@@ -86,10 +117,39 @@ def run_one(
         domain_name=domain_name,
         include_transcript=include_transcript,
     )
-    usage = {role: _usage(obj) for role, obj in (("agent", agent_obj), ("user", user), ("judge", judge_obj))}
+    row["limit_hit"] = None if episode.limit_hit is None else dict(episode.limit_hit)
+    return _with_usage(row, agent_obj, user, judge_obj)
+
+
+def _with_usage(row: dict[str, Any], agent: Any, user: Any, judge: Any) -> dict[str, Any]:
+    usage = {role: _usage(obj) for role, obj in (("agent", agent), ("user", user), ("judge", judge))}
     if any(usage.values()):
         row["usage"] = {role: spent for role, spent in usage.items() if spent}
     return row
+
+
+class _UnbuildableAgent:
+    """Stands in for an agent whose construction raised: the episode ends as its ``agent_error``.
+
+    Building the agent is the agent's own code (a class, a factory), so its
+    failure is scored against it like any other, not kept apart as an error row.
+    """
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error  # keeps its traceback: the episode's error shows both
+
+    def init_state(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(f"the agent could not be built: {type(self.error).__name__}: {self.error}") from self.error
+
+    def generate(self, message: Any, state: Any) -> Any:  # pragma: no cover - init_state fails first
+        raise RuntimeError("the agent could not be built")
+
+
+def _build_agent(spec: AgentSpec, scenario: Scenario) -> Any:
+    try:
+        return spec.build(scenario)
+    except Exception as exc:
+        return _UnbuildableAgent(exc)
 
 
 def _usage(participant: Any) -> dict[str, Any] | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ._settings import GATE_EXIT_CODE
+from ._settings import ERROR_BUDGET_EXIT_CODE, GATE_EXIT_CODE
 from ._vocab import GROUPS
 
 if TYPE_CHECKING:
@@ -37,6 +37,31 @@ def _interval(value: Any) -> str:
     return f"{value[0]:.2f}-{value[1]:.2f}" if value else "-"
 
 
+def _counts(rows: list[Mapping[str, Any]]) -> dict[str, int]:
+    """Plain counts of one agent's rows: scenarios, Tier-1 checks, agent failures, error rows."""
+    scored = [r for r in rows if r.get("status") == "completed"]
+    checks = [c for r in scored for c in r.get("outcome_checks") or [] if c.get("tier", 1) == 1]
+    return {
+        "passed": sum(1 for r in scored if r.get("all_passed")),
+        "failed": sum(1 for r in scored if not r.get("all_passed")),
+        "checks_passed": sum(1 for c in checks if c.get("passed") is True),
+        "checks_failed": sum(1 for c in checks if c.get("passed") is False),
+        "agent_failures": sum(1 for r in scored if r.get("failure_cause") == "agent"),
+        "errors": len(rows) - len(scored),
+    }
+
+
+def _count_rows(document: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
+    by_agent = {agent: [r for r in document["rows"] if r.get("agent") == agent] for agent in document["agents"]}
+    counts = [_counts(rows) for rows in by_agent.values()]
+    return [
+        ("Scenarios passed / failed", [f"{c['passed']} / {c['failed']}" for c in counts]),
+        ("Checks passed / failed", [f"{c['checks_passed']} / {c['checks_failed']}" for c in counts]),
+        ("  agent failures (scored)", [str(c["agent_failures"]) for c in counts]),
+        ("Error rows (not scored)", [str(c["errors"]) for c in counts]),
+    ]
+
+
 def _table(metrics: Mapping[str, Mapping[str, Any]], trials: int) -> list[tuple[str, list[str]]]:
     spec: list[tuple[str, tuple[str, ...], Callable[[Any], str]]] = [
         ("Overall", ("overall_score",), _num),
@@ -52,7 +77,6 @@ def _table(metrics: Mapping[str, Mapping[str, Any]], trials: int) -> list[tuple[
         spec += [(f"pass^{k}", ("extended", "pass_hat_k", str(k)), _num) for k in range(1, trials + 1)]
     spec += [(label, ("event_flag_rates", key), _num) for label, key in _FLAGS]
     rows = [(label, [fmt(_at(m, path)) for m in metrics.values()]) for label, path, fmt in spec]
-    rows.append(("Episodes (errors)", [f"{m['total_scenarios']} ({m['errors']})" for m in metrics.values()]))
     if any(_at(m, ("extended", "usage")) for m in metrics.values()):
         rows.append(("Cost (USD)", [_cost(_at(m, ("extended", "usage", "cost_usd"))) for m in metrics.values()]))
         rows.append(("Tokens in/out", [_tokens(_at(m, ("extended", "usage"))) for m in metrics.values()]))
@@ -83,14 +107,16 @@ def _role(usage: Any) -> str:
 def summary_lines(document: Mapping[str, Any]) -> list[str]:
     """The table and the failed scenarios, as plain lines."""
     metrics = {agent: data["metrics"] for agent, data in document["agents"].items()}
-    table = _table(metrics, int(document["settings"].get("trials", 1)))
+    table = _table(metrics, int(document["settings"].get("trials", 1))) + _count_rows(document)
     width = max(len(label) for label, _ in table) + 2
     cols = [max(12, len(agent) + 2) for agent in metrics]
-    lines = ["".ljust(width) + "".join(a.rjust(w) for a, w in zip(metrics, cols, strict=True))]
+    lines = _banner(document)
+    lines += ["".ljust(width) + "".join(a.rjust(w) for a, w in zip(metrics, cols, strict=True))]
     lines += [
         label.ljust(width) + "".join(v.rjust(w) for v, w in zip(values, cols, strict=True)) for label, values in table
     ]
     lines.append(f"Wall time: {document['wall_time']:.1f}s")
+    lines += _resume_lines(document["rows"])
     failed = [r for r in document["rows"] if r.get("status") != "completed" or not r.get("all_passed")]
     if failed:
         lines += ["", f"Failed scenarios ({len(failed)}):"]
@@ -99,10 +125,39 @@ def summary_lines(document: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def _banner(document: Mapping[str, Any]) -> list[str]:
+    """A partial or invalid run says so before any number."""
+    lines = []
+    if document.get("complete") is False:
+        done = len({r.get("nodeid") for r in document["rows"]})
+        planned = document.get("planned_items")
+        of = f" of {planned}" if planned is not None else ""
+        lines.append(f"PARTIAL RUN: {done}{of} items finished; {document.get('ended_by')}")
+    problems = (document.get("validity") or {}).get("problems") or []
+    if problems:
+        lines.append(f"NOT VALID FOR THE LEADERBOARD: {'; '.join(problems)}")
+    return lines
+
+
+def _resume_lines(rows: list[Mapping[str, Any]]) -> list[str]:
+    notes = [r["resume"] for r in rows if isinstance(r.get("resume"), Mapping)]
+    if not notes:
+        return []
+    reused = sum(1 for n in notes if n.get("reused"))
+    reasons: dict[str, int] = {}
+    for note in notes:
+        if not note.get("reused"):
+            reasons[str(note.get("reason"))] = reasons.get(str(note.get("reason")), 0) + 1
+    why = "; ".join(f"{count} {reason}" for reason, count in sorted(reasons.items()))
+    line = f"Resume: reused {reused} of {len(notes)} rows from {notes[0].get('source')}"
+    return [line + (f"; re-ran {len(notes) - reused}: {why}" if reasons else "")]
+
+
 def _failure(row: Mapping[str, Any]) -> str:
     head = f"{row.get('agent')} {row.get('scenario_id')} t{row.get('trial', 0)}"
     if row.get("status") == "error":
-        return f"{head}: ERROR {row.get('termination_reason')}: {str(row.get('error') or '')[:160]}"
+        cause = row.get("failure_cause") or "harness"
+        return f"{head}: ERROR ({cause}) {row.get('termination_reason')}: {str(row.get('error') or '')[:160]}"
     first = next(
         (c for c in row.get("outcome_checks") or [] if c.get("passed") is False and c.get("tier", 1) == 1), None
     )
@@ -120,6 +175,9 @@ def write_summary(terminal: Any, collector: ResultCollector) -> None:
         terminal.write_line(line)
     if collector.settings.results:
         terminal.write_line(f"Results: {collector.settings.results}")
+    validity = document.get("validity") or {}
+    if any("error rows" in p for p in validity.get("problems") or []):
+        terminal.write_line(f"Error budget: EXCEEDED (exit code {ERROR_BUDGET_EXIT_CODE}); see the error rows above")
     verdict = collector.verdict
     if verdict is not None:
         state = "PASSED" if verdict.passed else f"FAILED (exit code {GATE_EXIT_CODE})"

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ._agents import BASELINE_DECISIONS, BaselineAgent, OracleAgent
-from ._binding import Binding, bind_scenario
+from ._binding import Binding, bind_scenario, check_tool_names, unknown_check_tools
 from ._domain import DomainError
 from ._episode import EpisodeResult, run_episode
 from ._evaluation import evaluate
@@ -27,9 +27,7 @@ from ._schema import (
     MessageNotContainsCheck,
     Scenario,
     StateFieldCheck,
-    ToolBeforeToolAnyCheck,
     ToolBeforeToolCheck,
-    ToolCalledAnyCheck,
     ToolCalledWithCheck,
 )
 
@@ -74,7 +72,7 @@ def validate(path: str | Path) -> ValidationReport:
         report.files.append(name)
         try:
             scenario = load_scenario(file)
-            binding = bind_scenario(scenario)
+            binding = bind_scenario(scenario, check_tools=False)  # unknown check tools: rule 'tools'
         except ScenarioError as exc:
             report.problems += [Problem(name, "schema", f"{p}: {m}" if p else m) for p, m in exc.problems]
             continue
@@ -89,7 +87,7 @@ def validate(path: str | Path) -> ValidationReport:
 
 def validate_scenario(scenario: Scenario, binding: Binding | None = None, *, name: str = "") -> list[Problem]:
     """Every per-scenario rule; ``binding`` is resolved when not given."""
-    binding = binding or bind_scenario(scenario)
+    binding = binding or bind_scenario(scenario, check_tools=False)
     name = name or str(scenario.source_path or scenario.scenario_id)
     problems: list[Problem] = []
 
@@ -134,27 +132,17 @@ def validate_scenario(scenario: Scenario, binding: Binding | None = None, *, nam
     return problems
 
 
-def _check_tools(check: Any) -> list[str]:
-    if isinstance(check, ToolCalledAnyCheck):
-        return list(check.tool_names)
-    if isinstance(check, ToolBeforeToolCheck):
-        return [check.first_tool, check.second_tool]
-    if isinstance(check, ToolBeforeToolAnyCheck):
-        return [*check.first_tools, check.second_tool]
-    name = getattr(check, "tool_name", None)
-    return [name] if isinstance(name, str) else []
-
-
 def _tool_problems(scenario: Scenario, binding: Binding) -> list[str]:
+    """Checks naming unknown tools (what ``bind_scenario`` refuses to run) or unexposed ones."""
     exposed = {t.name for t in binding.tools}
-    out: list[str] = []
+    out = [f"{path}: {message}" for path, message in unknown_check_tools(scenario, binding.domain)]
     for i, check in enumerate(scenario.evaluation_criteria.policy_checks):
-        for tool in _check_tools(check):
-            where = f"policy_checks[{i}] ({check.outcome_id})"
-            if binding.domain.tool(tool) is None:
-                out.append(f"{where} names {tool!r}, which domain {binding.domain.name!r} does not have")
-            elif tool not in exposed:
-                out.append(f"{where} names {tool!r}, which is not in available_tools: the check is inert")
+        for tool in check_tool_names(check):
+            if binding.domain.tool(tool) is not None and tool not in exposed:
+                out.append(
+                    f"policy_checks[{i}] ({check.outcome_id}) names {tool!r}, "
+                    "which is not in available_tools: the check is inert"
+                )
     ref = scenario.reference_trajectory
     for call in ref.calls if ref else []:
         if call.name not in exposed:

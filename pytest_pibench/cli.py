@@ -1,7 +1,8 @@
 """The ``pi`` command: thin wrappers over ``pytest.main`` (one engine for both paths) plus tools.
 
-    pi list [--domain D] [PATH]            scenarios with label and capability column
-    pi run SCENARIO... [--agent SPEC]      run scenario files (pytest underneath)
+    pi list [--domain D] [PATH|NAME]       scenarios with label and capability column
+    pi run SCENARIO... [--agent SPEC]      run scenarios (pytest underneath): files, folders,
+                                           or a domain / file stem / scenario id by name
     pi run-domain DOMAIN [--num-trials N] [--concurrency N]
     pi validate [PATH...]                  the scenario validator; exit 1 on any problem
     pi report FILE [-o OUT]                results or pytest-json-report file -> leaderboard JSON
@@ -10,6 +11,10 @@
 Arguments after ``--`` go to pytest unchanged. Upstream's flag names are
 accepted: ``--agent``, ``--agent-llm``, ``--user-llm``, ``--num-trials``,
 ``--concurrency``, ``--seed``.
+
+A usage error (an unknown flag, a bad value, a path that does not exist, a
+name that is no known domain, scenario file or scenario id) exits with 4, as
+pytest's usage errors do.
 """
 
 from __future__ import annotations
@@ -19,9 +24,81 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
-__all__ = ["main"]
+__all__ = ["USAGE_ERROR", "main"]
+
+USAGE_ERROR = 4
+"""Exit code of a bad ``pi`` argument (pytest's ``ExitCode.USAGE_ERROR``)."""
+
+
+class _UsageError(Exception):
+    """A bad argument: ``pi: MESSAGE`` on standard error, exit code 4."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with pytest's exit code for usage errors (argparse's own is 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(USAGE_ERROR, f"{self.prog}: error: {message}\n")
+
+
+def _existing(path: str) -> str:
+    if not Path(path).exists():
+        raise _UsageError(f"no such file or directory: {path}")
+    return path
+
+
+def _named_roots() -> list[Path]:
+    """Where names are looked up: ``./scenarios`` (a workspace), then the bundled scenarios."""
+    from ._paths import bundled_scenarios_dir
+
+    roots = [Path.cwd() / "scenarios", bundled_scenarios_dir()]
+    return list(dict.fromkeys(root.resolve() for root in roots if root.is_dir()))
+
+
+def _scenario_id_of(file: Path) -> str | None:
+    try:
+        meta = json.loads(file.read_text(encoding="utf-8-sig")).get("meta")
+    except (OSError, ValueError, AttributeError, RecursionError):
+        return None
+    scenario_id = meta.get("scenario_id") if isinstance(meta, dict) else None
+    return scenario_id if isinstance(scenario_id, str) else None
+
+
+def resolve_scenario_arg(arg: str) -> str:
+    """What ``pi run``/``pi list`` run for ``arg``, from any directory.
+
+    An existing file or folder (optionally with a ``::`` node suffix) as given;
+    otherwise, in ``./scenarios`` and then the bundled scenarios: a domain name
+    or upstream alias (``retail``), a scenario file stem (``ret_004_tv_high_value_moving``,
+    ``.json`` optional) or a scenario id (``RET_004_TV_HIGH_VALUE_MOVING``).
+
+    Raises:
+        _UsageError: when ``arg`` is none of these.
+    """
+    if Path(arg.split("::")[0]).exists():
+        return arg
+    from ._domain import canonical_domain_name
+    from ._loading import discover_scenarios
+
+    roots = _named_roots()
+    for root in roots:
+        folder = root / canonical_domain_name(arg)
+        if folder.is_dir():
+            return str(folder)
+    stem = arg.removesuffix(".json")
+    for root in roots:
+        for file in discover_scenarios(root):
+            if file.stem == stem or _scenario_id_of(file) == arg:
+                return str(file)
+    if "/" in arg or "\\" in arg or arg.endswith(".json"):
+        raise _UsageError(f"no such file or directory: {arg}")
+    raise _UsageError(
+        f"{arg!r} is neither a file or folder nor a domain, scenario file name or scenario id "
+        "(looked in ./scenarios and the bundled scenarios); `pi list` shows what there is"
+    )
 
 
 def _run_options(parser: argparse.ArgumentParser) -> None:
@@ -66,7 +143,9 @@ def _domain_dir(domain: str) -> Path:
         candidate = root / canonical_domain_name(domain)
         if candidate.is_dir():
             return candidate
-    raise SystemExit(f"pi: no scenarios for domain {domain!r} (looked in ./scenarios and the bundled set)")
+    raise _UsageError(
+        f"no scenarios for domain {domain!r} (looked in ./scenarios and the bundled set); `pi list` shows the domains"
+    )
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
@@ -74,7 +153,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
     from ._loading import ScenarioError, discover_scenarios, load_scenario
     from ._paths import bundled_scenarios_dir
 
-    root = Path(args.path) if args.path else bundled_scenarios_dir()
+    root = Path(resolve_scenario_arg(args.path)) if args.path else bundled_scenarios_dir()
     wanted = canonical_domain_name(args.domain) if args.domain else None
     rows = []
     for file in discover_scenarios(root):
@@ -103,7 +182,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     from ._validator import validate
 
     failed = False
-    for path in args.paths or [str(bundled_scenarios_dir())]:
+    for path in [_existing(p) for p in args.paths] or [str(bundled_scenarios_dir())]:
         report = validate(path)
         print(report.format())
         failed = failed or not report.ok
@@ -129,7 +208,7 @@ def rows_from_file(path: str) -> tuple[list[dict[str, Any]], float]:
 def _cmd_report(args: argparse.Namespace) -> int:
     from ._leaderboard import leaderboard_path, to_leaderboard
 
-    rows, wall = rows_from_file(args.file)
+    rows, wall = rows_from_file(_existing(args.file))
     agents = list(dict.fromkeys(str(r.get("agent", "agent")) for r in rows))
     artifacts = {
         a: to_leaderboard([r for r in rows if r.get("agent", "agent") == a], agent_id=a, time_used=round(wall, 3))
@@ -153,13 +232,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "--" in argv:
         cut = argv.index("--")
         argv, extra = argv[:cut], argv[cut + 1 :]
-    parser = argparse.ArgumentParser(prog="pi", description="pi-bench policy-compliance benchmark")
+    parser = _Parser(prog="pi", description="pi-bench policy-compliance benchmark")
     commands = parser.add_subparsers(dest="command", required=True)
     listing = commands.add_parser("list", help="list scenarios with label and capability column")
-    listing.add_argument("path", nargs="?", help="scenario folder (default: the bundled scenarios)")
+    listing.add_argument(
+        "path", nargs="?", help="scenario file or folder, or a domain, file stem or scenario id (default: all bundled)"
+    )
     listing.add_argument("--domain", help="only this domain (name or upstream alias)")
     run = commands.add_parser("run", help="run scenario files through pytest")
-    run.add_argument("scenarios", nargs="+", help="scenario files or folders")
+    run.add_argument(
+        "scenarios", nargs="+", help="scenario files or folders, or bundled ones by domain, file stem or scenario id"
+    )
     _run_options(run)
     run_domain = commands.add_parser("run-domain", help="run every scenario of a domain")
     run_domain.add_argument("domain")
@@ -171,7 +254,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     report.add_argument("-o", "--output", help="write here instead of standard output")
     commands.add_parser("schema", help="print the JSON Schema of scenario files")
     args = parser.parse_args(argv)
+    try:
+        return _dispatch(args, extra)
+    except _UsageError as exc:
+        print(f"pi: {exc}", file=sys.stderr)
+        return USAGE_ERROR
 
+
+def _dispatch(args: argparse.Namespace, extra: list[str]) -> int:
     if args.command == "list":
         return _cmd_list(args)
     if args.command == "validate":
@@ -185,7 +275,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     import pytest
 
-    paths = args.scenarios if args.command == "run" else [str(_domain_dir(args.domain))]
+    if args.command == "run":
+        paths = [resolve_scenario_arg(arg) for arg in args.scenarios]
+    else:
+        paths = [str(_domain_dir(args.domain))]
     return int(pytest.main(_pytest_args(args, paths, extra)))
 
 

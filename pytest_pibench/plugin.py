@@ -18,14 +18,16 @@ from typing import Any
 
 import pytest
 
-from ._paths import is_scenario_file
+from ._paths import is_scenario_candidate
 from ._settings import Settings, add_options, read_settings
 
 __all__ = [
     "pytest_addoption",
     "pytest_collect_file",
+    "pytest_collection_modifyitems",
     "pytest_configure",
     "pytest_generate_tests",
+    "pytest_report_teststatus",
     "pibench_agent",
     "pibench_trial",
 ]
@@ -35,6 +37,12 @@ ROW_KEY = pytest.StashKey[dict[str, Any]]()
 """The result row of a scenario item, set when its episode has run."""
 DONE_KEY = pytest.StashKey[bool]()
 """Set when the item's test body has finished (so subtest reports do not carry the row)."""
+AGENT_NAME_KEY = pytest.StashKey[str]()
+"""The agent name of a scenario item, as soon as it is known (crash rows keep it)."""
+REDIRECTED_KEY = pytest.StashKey[bool]()
+"""Set when ``--pibench-agent`` without paths replaced pytest's paths with the scenario folders."""
+RESUME_KEY = pytest.StashKey[Any]()
+"""The :class:`ResumeIndex` of ``--pibench-resume`` (every process)."""
 
 LABEL_MARKS = {"ALLOW": "allow", "ALLOW-CONDITIONAL": "allow_conditional", "DENY": "deny", "ESCALATE": "escalate"}
 
@@ -49,6 +57,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "pibench: a pi-bench scenario item")
     for label, mark in LABEL_MARKS.items():
         config.addinivalue_line("markers", f"{mark}: pi-bench scenarios labelled {label}")
+    _check_outputs(config, settings)
     if settings.agents:
         from ._agents import AgentSpecError, resolve_agent
 
@@ -72,7 +81,7 @@ def pytest_configure(config: pytest.Config) -> None:
             resolve_judge(settings.judge, settings.params("judge"))
         except AgentSpecError as exc:
             raise pytest.UsageError(f"--pibench-judge: {exc}") from None
-    from ._gates import load_baseline, unknown_metric
+    from ._gates import baseline_problem, load_baseline, parse_baseline_spec, unknown_metric
     from ._session import ResultCollector  # light: no engine import at module level
 
     for gate in settings.fail_under:
@@ -82,16 +91,66 @@ def pytest_configure(config: pytest.Config) -> None:
     collector = ResultCollector(config, settings)
     if settings.baseline and not hasattr(config, "workerinput"):
         try:
-            collector.baseline = load_baseline(settings.baseline)
+            collector.baseline = load_baseline(parse_baseline_spec(settings.baseline)[0])
+            problem = baseline_problem(settings.baseline, collector.baseline, settings.agents)
         except ValueError as exc:
-            raise pytest.UsageError(f"--pibench-baseline: {exc}") from None
+            problem = str(exc)
+        if problem:
+            raise pytest.UsageError(f"--pibench-baseline: {problem}")
     config.pluginmanager.register(collector, "pibench-results")
+    _load_resume(config, settings)
+    if settings.agents or settings.scenario_dirs:
+        from . import _interrupt
+
+        _interrupt.install(sigterm=not hasattr(config, "workerinput"))
+        config.add_cleanup(_interrupt.uninstall)
+
+
+def _check_outputs(config: pytest.Config, settings: Settings) -> None:
+    """An unwritable results or leaderboard path is a usage error before any episode runs."""
+    if hasattr(config, "workerinput"):
+        return
+    from ._journal import unwritable_reason
+
+    for option, path in (("results", settings.results), ("leaderboard", settings.leaderboard)):
+        problem = unwritable_reason(path) if path else None
+        if problem:
+            raise pytest.UsageError(f"--pibench-{option}: {problem}")
+
+
+def _load_resume(config: pytest.Config, settings: Settings) -> None:
+    """The controller reads ``--pibench-resume``; xdist workers get the rows through ``workerinput``."""
+    from ._resume import ResumeIndex, load_resume
+
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None:
+        if "pibench_resume" in workerinput:
+            config.stash[RESUME_KEY] = ResumeIndex.from_builtins(workerinput["pibench_resume"])
+        return
+    if settings.resume:
+        try:
+            config.stash[RESUME_KEY] = load_resume(settings.resume)
+        except ValueError as exc:
+            raise pytest.UsageError(f"--pibench-resume: {exc}") from None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist: hand the resume rows to each worker (builtins only)."""
+    index = node.config.stash.get(RESUME_KEY, None)
+    if index is not None:
+        node.workerinput["pibench_resume"] = index.to_builtins()
 
 
 def _default_to_scenario_dirs(config: pytest.Config, settings: Settings) -> None:
-    """``--pibench-agent`` without paths runs the benchmark, not the project's own tests."""
-    if config.args_source == pytest.Config.ArgsSource.ARGS:
+    """``--pibench-agent`` on the command line without paths runs the benchmark, not the project's tests.
+
+    An agent set only in the ini file never replaces the paths pytest would
+    collect: the project's own tests keep running.
+    """
+    if config.args_source == pytest.Config.ArgsSource.ARGS or not config.getoption("pibench_agent"):
         return
+    config.stash[REDIRECTED_KEY] = True
     if settings.scenario_dirs:
         config.args = [str(p) for p in settings.scenario_dirs]
     else:
@@ -100,24 +159,76 @@ def _default_to_scenario_dirs(config: pytest.Config, settings: Settings) -> None
         config.args = [str(bundled_scenarios_dir())]
 
 
-def _wanted(file_path: Path, config: pytest.Config) -> bool:
+def _collection_root(file_path: Path, config: pytest.Config) -> Path | None:
+    """The collected path (deepest first) the benchmark takes ``file_path`` from, or None when it does not."""
     settings = config.stash[SETTINGS_KEY]
-    if settings.agents:
-        return True
     roots = [*settings.scenario_dirs]
-    if config.args_source == pytest.Config.ArgsSource.ARGS:
-        roots += [Path(arg.split("::")[0]).resolve() for arg in config.args]
-    return any(file_path == root or root in file_path.parents for root in roots)
+    if config.args_source == pytest.Config.ArgsSource.ARGS or config.stash.get(REDIRECTED_KEY, False):
+        roots += [(config.invocation_params.dir / arg.split("::")[0]).resolve() for arg in config.args]
+    found = [root for root in roots if file_path == root or root in file_path.parents]
+    # Only under the scenario folders of this run: an ini agent never turns project files into scenarios.
+    return max(found, key=lambda root: len(root.parts)) if found else None
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    if file_path.suffix != ".json" or not _wanted(file_path, parent.config):
+    """Scenario candidates (:func:`is_scenario_candidate`: the rule ``pi`` uses too) become modules."""
+    if file_path.suffix != ".json":
         return None
-    if "archive" in file_path.parts[:-1] or not is_scenario_file(file_path):
+    root = _collection_root(file_path, parent.config)
+    if root is None or not is_scenario_candidate(file_path, root):
         return None
     from ._collect import ScenarioModule
 
     return ScenarioModule.from_parent(parent, path=file_path)
+
+
+def _has_agent(item: pytest.Item) -> bool:
+    """Whether a scenario item has an agent: ``--pibench-agent`` or a ``pibench_agent`` fixture of the project."""
+    if item.config.stash[SETTINGS_KEY].agents:
+        return True
+    definitions = item.session._fixturemanager.getfixturedefs("pibench_agent", item) or ()
+    return any(getattr(d.func, "__module__", __name__) != __name__ for d in definitions)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Scenario files found through the ini ``pibench_scenarios`` alone, with no agent, are not run.
+
+    Plain ``pytest`` (or ``pytest tests/``) in a project that keeps scenario
+    files among its tests or configures scenario folders, but names no agent,
+    runs the project's tests and leaves the results file alone: those items are
+    deselected. A scenario file named on the command line without an agent
+    still fails, saying how to name one.
+    """
+    named: set[Path] = set()
+    if config.args_source == pytest.Config.ArgsSource.ARGS:
+        named = {(config.invocation_params.dir / arg.split("::")[0]).resolve() for arg in config.args}
+    idle = [
+        i
+        for i in items
+        if getattr(getattr(i, "obj", None), "_pibench_scenario", False)
+        and i.path.resolve() not in named
+        and not _has_agent(i)
+    ]
+    if idle:
+        keep = {id(i) for i in idle}
+        items[:] = [i for i in items if id(i) not in keep]
+        config.hook.pytest_deselected(items=idle)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, str] | None:
+    """A scenario's checks are counted as ``checks passed`` / ``checks failed``, apart from scenario items."""
+    if report.when != "call" or ".json::" not in report.nodeid or type(report).__name__ != "SubtestReport":
+        return None
+    if hasattr(report, "wasxfail"):
+        return None
+    description = report._sub_test_description()
+    if report.failed:
+        return "checks failed", "u", f"SUBFAILED{description}"
+    if report.passed:
+        quiet = config.get_verbosity(pytest.Config.VERBOSITY_SUBTESTS) == 0
+        return "checks passed", "" if quiet else "u", "" if quiet else f"SUBPASSED{description}"
+    return None
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -157,7 +268,23 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report = yield
     if call.when == "call" and item.stash.get(DONE_KEY, False) and ROW_KEY in item.stash:
         report.pibench_row = item.stash[ROW_KEY]  # builtins only: crosses xdist as-is
+    elif report.failed and ROW_KEY not in item.stash:
+        name = _agent_name(item)
+        if name:
+            report.pibench_agent = name  # a crash row keeps the agent it was set up with
     return report
+
+
+def _agent_name(item: pytest.Item) -> str | None:
+    """The agent of a scenario item that has no row: from its parametrization or its item body."""
+    if AGENT_NAME_KEY in item.stash:
+        return item.stash[AGENT_NAME_KEY]
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    if "pibench_agent" in params:
+        from ._item import agent_name_of
+
+        return agent_name_of(params["pibench_agent"])
+    return None
 
 
 @pytest.hookimpl(optionalhook=True)

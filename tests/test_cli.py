@@ -51,7 +51,7 @@ def test_run_domain_with_concurrency_uses_xdist(tmp_path):
 
 def test_run_domain_unknown(tmp_path):
     out = pi("run-domain", "bakery", cwd=tmp_path)
-    assert out.returncode == 1
+    assert out.returncode == 4  # a usage error, as pytest's
     assert "no scenarios for domain 'bakery'" in out.stderr
 
 

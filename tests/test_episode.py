@@ -80,9 +80,10 @@ def test_no_seed_means_no_set_seed_call(allow):
     assert agent.calls == ["init_state", "stop"]
 
 
-def test_agent_exception_is_an_error_with_traceback(allow):
+def test_agent_exception_is_a_scored_agent_error_with_traceback(allow):
     episode = run_episode(allow, ScriptAgent(ZeroDivisionError("boom")))
-    assert episode.termination_reason == "agent_error" and episode.status == "error"
+    # The agent's own failure: a normal, scored ending (it counts against the agent), not an error row.
+    assert episode.termination_reason == "agent_error" and episode.status == "completed"
     assert episode.error["kind"] == "exception"
     assert "ZeroDivisionError: boom" in episode.error["message"]
     assert "ZeroDivisionError" in episode.error["traceback"] and "generate" in episode.error["traceback"]
@@ -129,7 +130,9 @@ def test_hanging_agent_times_out_quickly(allow):
     started = time.monotonic()
     episode = run_episode(allow, ScriptAgent(hang), timeout=0.3)
     assert time.monotonic() - started < 2
-    assert episode.termination_reason == "timeout" and episode.status == "error"
+    # A hang is the agent's doing: scored as its agent_error, with the timeout as the reason.
+    assert episode.termination_reason == "agent_error" and episode.status == "completed"
+    assert episode.error["kind"] == "timeout" and episode.error["role"] == "agent"
     assert "timeout" in episode.error["message"]
 
 
@@ -171,9 +174,9 @@ def test_is_stop_from_the_agent_ends_the_episode(allow):
 def test_max_steps(allow):
     episode = run_episode(allow, ScriptAgent(calls(("lookup_item", {"item_id": "IT-1"}))), max_steps=6)
     assert episode.termination_reason == "max_steps"
-    # Limits are checked between participant turns, so the pending tool batch still runs (upstream).
-    assert episode.step_count == 7
-    assert len(episode.trace) == 3
+    # Unlike upstream, a pending tool batch that would be step 7 never runs: step_count <= max_steps.
+    assert episode.step_count == 6
+    assert len(episode.trace) == 2
 
 
 def test_too_many_errors(allow):
@@ -284,6 +287,7 @@ def test_one_broken_episode_does_not_affect_the_others(tmp_path, monkeypatch):
     assert len(rows) == 4
     for sid in ("TOY_001_ALLOW", "TOY_002_ESCALATE"):
         crashed = by_agent[("flaky_agents:Crashy", sid)]
-        assert crashed["status"] == "error" and crashed["all_passed"] is False
+        assert crashed["status"] == "completed" and crashed["failure_cause"] == "agent"
+        assert crashed["termination_reason"] == "agent_error" and crashed["all_passed"] is False
         assert "ValueError: kaput" in crashed["error"]
         assert by_agent[("oracle", sid)]["all_passed"] is True

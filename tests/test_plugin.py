@@ -155,8 +155,10 @@ def test_agent_exception_fails_the_item_with_the_traceback(toy_project):
         "*Traceback*", "*crashy.py*",
     ])
     (row,) = results(toy_project)["rows"]
-    assert row["status"] == "error"
-    assert results(toy_project)["agents"]["crashy:Agent"]["metrics"]["errors"] == 1
+    # The agent's own failure is scored (and fails), never kept apart as an error row.
+    assert row["status"] == "completed" and row["failure_cause"] == "agent" and row["all_passed"] is False
+    metrics = results(toy_project)["agents"]["crashy:Agent"]["metrics"]
+    assert metrics["errors"] == 0 and metrics["completed"] == 1 and metrics["compliance_rate"] == 0.0
 
 
 def test_conftest_fixture_agents_parametrized(toy_project):
@@ -217,22 +219,24 @@ def test_baseline_regressions(toy_project):
     toy_project.runpytest("scenarios", "--pibench-agent=oracle", "--pibench-results=base.json")
     same = toy_project.runpytest("scenarios", "--pibench-agent=oracle", "--pibench-baseline=base.json")
     assert same.ret == 0
-    worse = toy_project.runpytest("scenarios", "--pibench-agent=baseline:escalate", "--pibench-baseline=base.json")
+    worse = toy_project.runpytest("scenarios", "--pibench-agent=baseline:escalate",
+                                  "--pibench-baseline=base.json::oracle")
     assert worse.ret == 8
+    who = "baseline:escalate (baseline agent oracle)"
     worse.stdout.fnmatch_lines([
-        "*FAIL baseline:escalate: compliance 0.0000 vs baseline 1.0000 (tolerance 0)*",
-        f"*FAIL baseline:escalate: {ALLOW_ID} trial 0 passed in the baseline and fails now*",
+        f"*FAIL {who}: compliance 0.0000 vs baseline 1.0000 (tolerance 0)*",
+        f"*FAIL {who}: {ALLOW_ID} trial 0 passed in the baseline and fails now*",
     ])
 
 
 def test_baseline_tolerance_applies_to_metric_drops(toy_project):
     toy_project.runpytest("scenarios", "--pibench-agent=oracle", "--pibench-results=base.json")
     base = results(toy_project, "base.json")
-    for row in base["rows"]:  # keep the baseline metrics, but no scenario passed: only metrics compare
+    for row in base["rows"]:  # keep the checks (overall = 1.0), but no scenario passed: only metrics compare
         row["all_passed"] = False
     (toy_project.path / "base.json").write_text(json.dumps(base))
-    args = ["scenarios", "--pibench-agent=baseline:escalate", "--pibench-baseline=base.json",
-            "--pibench-fail-under=compliance=0"]
+    args = ["scenarios", "--pibench-agent=baseline:escalate", "--pibench-baseline=base.json::oracle",
+            "--pibench-fail-under=overall=0"]
     assert toy_project.runpytest(*args, "--pibench-tolerance=0.5").ret == 8
     assert toy_project.runpytest(*args, "--pibench-tolerance=1").ret == 0
 

@@ -134,14 +134,14 @@ def test_json_schema_export_covers_every_check_type():
     assert "reference_trajectory" in schema["properties"]
 
 
-def test_discovery_skips_other_json_archives_and_broken_files(workspace):
+def test_discovery_skips_other_json_and_archives_but_not_broken_files(workspace):
     root = workspace / "scenarios"
     (root / "notes.json").write_text('{"hello": 1}')
     (root / "broken.json").write_text("{")
     (root / "archive").mkdir()
     (root / "archive" / "old.json").write_text(TOY_ALLOW.read_text())
     found = [p.name for p in discover_scenarios(root)]
-    assert found == ["toy_allow_refund.json", "toy_escalate_expensive.json"]
+    assert found == ["broken.json", "toy_allow_refund.json", "toy_escalate_expensive.json"]  # broken: reported
     assert [p.name for p in discover_scenarios(root / "toyshop" / "toy_allow_refund.json")] == [
         "toy_allow_refund.json"
     ]
