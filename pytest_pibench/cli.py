@@ -189,40 +189,73 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def rows_from_file(path: str) -> tuple[list[dict[str, Any]], float]:
-    """Rows and wall time from our results file or a pytest-json-report file."""
+def read_run(path: str) -> dict[str, Any]:
+    """A results document from our results file (a partial one folds its journal in), a journal,
+    or a pytest-json-report file."""
+    from ._journal import read_results
+
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise SystemExit(f"pi report: cannot read {path}: {exc}") from None
-    if isinstance(data, dict) and data.get("format") == "pibench-results":
-        return list(data.get("rows") or []), float(data.get("wall_time") or 0.0)
+        return read_results(path)
+    except ValueError as first:
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            raise SystemExit(f"pi report: {first}") from None
     if isinstance(data, dict) and isinstance(data.get("tests"), list):
         rows = [t["metadata"]["pibench"] for t in data["tests"] if "pibench" in (t.get("metadata") or {})]
         if rows:
-            return rows, float(data.get("duration") or 0.0)
+            block = data.get("pibench") or {}
+            return {
+                "rows": rows,
+                "wall_time": float(data.get("duration") or 0.0),
+                "complete": block.get("complete", True),
+                "validity": block.get("validity") or {},
+            }
         raise SystemExit(f"pi report: {path} has no pi-bench metadata (was the run made with --json-report?)")
     raise SystemExit(f"pi report: {path} is neither a pi-bench results file nor a pytest-json-report file")
 
 
+def rows_from_file(path: str) -> tuple[list[dict[str, Any]], float]:
+    """Rows and wall time from our results file, a journal or a pytest-json-report file."""
+    document = read_run(path)
+    return list(document.get("rows") or []), float(document.get("wall_time") or 0.0)
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from ._leaderboard import leaderboard_path, to_leaderboard
+    from ._session import validity
+    from ._settings import ERROR_BUDGET_EXIT_CODE
 
-    rows, wall = rows_from_file(_existing(args.file))
+    document = read_run(_existing(args.file))
+    rows, wall = list(document.get("rows") or []), float(document.get("wall_time") or 0.0)
+    if args.max_error_rate is not None:
+        budget = args.max_error_rate
+    else:
+        budget = float((document.get("validity") or {}).get("max_error_rate") or 0.0)
+    complete = document.get("complete") is not False
     agents = list(dict.fromkeys(str(r.get("agent", "agent")) for r in rows))
-    artifacts = {
-        a: to_leaderboard([r for r in rows if r.get("agent", "agent") == a], agent_id=a, time_used=round(wall, 3))
-        for a in agents
-    }
+    artifacts = {}
+    problems: list[str] = []
+    for agent in agents:
+        mine = [r for r in rows if r.get("agent", "agent") == agent]
+        artifact = to_leaderboard(mine, agent_id=agent, time_used=round(wall, 3))
+        artifact["pibench_validity"] = validity(
+            mine, max_error_rate=budget, complete=complete, ended_by=document.get("ended_by")
+        )
+        problems += [p for p in artifact["pibench_validity"]["problems"] if p not in problems]
+        artifacts[agent] = artifact
     if not args.output:
         payload: Any = artifacts[agents[0]] if len(agents) == 1 else list(artifacts.values())
         print(json.dumps(payload, indent=1))
-        return 0
-    out = Path(args.output)
-    for agent, artifact in artifacts.items():
-        target = leaderboard_path(out, agent, several=len(agents) > 1)
-        target.write_text(json.dumps(artifact, indent=1) + "\n", encoding="utf-8")
-        print(f"wrote {target}")
+    else:
+        out = Path(args.output)
+        for agent, artifact in artifacts.items():
+            target = leaderboard_path(out, agent, several=len(agents) > 1)
+            target.write_text(json.dumps(artifact, indent=1) + "\n", encoding="utf-8")
+            print(f"wrote {target}")
+    if problems:
+        print(f"pi report: NOT VALID FOR THE LEADERBOARD: {'; '.join(problems)}", file=sys.stderr)
+        return ERROR_BUDGET_EXIT_CODE
     return 0
 
 
@@ -252,6 +285,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     report = commands.add_parser("report", help="leaderboard artifact from a results or json-report file")
     report.add_argument("file")
     report.add_argument("-o", "--output", help="write here instead of standard output")
+    report.add_argument(
+        "--max-error-rate",
+        type=float,
+        help="error-row budget per agent (default: the run's own --pibench-max-error-rate)",
+    )
     commands.add_parser("schema", help="print the JSON Schema of scenario files")
     args = parser.parse_args(argv)
     try:

@@ -28,12 +28,13 @@ ESC_ID = "TOY_002_ESCALATE"
         ("C:\\runs\\main.json::baseline:deny", ("C:\\runs\\main.json", "baseline:deny")),
         ("odd::name.json::oracle", ("odd::name.json", "oracle")),  # the last '::' separates
     ],
+    ids=["path", "agent", "module-agent", "windows-path", "windows-path-agent", "double-colon-path"],
 )
 def test_baseline_spec_splits_on_the_last_double_colon(text, expected):
     assert parse_baseline_spec(text) == expected
 
 
-@pytest.mark.parametrize("text", ["::oracle", "main.json::", "  "])
+@pytest.mark.parametrize("text", ["::oracle", "main.json::", "  "], ids=["no-path", "no-agent", "blank"])
 def test_baseline_spec_needs_a_path_and_a_nonempty_agent(text):
     with pytest.raises(ValueError, match="PATH::AGENT"):
         parse_baseline_spec(text)
@@ -222,6 +223,7 @@ def test_several_agents_each_match_their_own_rows(toy_project):
         (["oracle"], "base.json::", "*no agent after '::'*"),
         (["oracle"], "missing.json::oracle", "*cannot read baseline missing.json*"),
     ],
+    ids=["unknown-agent", "several-agents", "empty-agent", "missing-file"],
 )
 def test_bad_baseline_agents_are_usage_errors(toy_project, agents, spec, message):
     toy_project.runpytest("scenarios", "--pibench-agent=oracle", "--pibench-results=base.json")

@@ -43,7 +43,7 @@ _SHELL = {"bash", "sh", "shell", "console"}
 _PYTHON = {"python", "py"}
 _RUNNABLE_AGENTS = re.compile(r"^(oracle|baseline:\w+|mymod:\w+)$")
 _PI_RUNNABLE = {"list", "run", "run-domain", "validate", "report", "schema"}
-_LLM_MARKERS = ("litellm:", "a2a:", "OPENAI", "ANTHROPIC")
+_LLM_MARKERS = ("litellm:", "a2a:", "--agent-llm", "--user-llm", "OPENAI", "ANTHROPIC", "API_KEY")
 
 AGENT_MODULE = '''
 """A small real agent for the README's ``mymod:Agent``: looks the customer up, then denies."""
@@ -280,8 +280,9 @@ def test_supported_versions_match_pyproject():
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     pinned = {"Python": pyproject["requires-python"]}
     for spec in [*pyproject["dependencies"], *pyproject["optional-dependencies"]["llm"]]:
-        name, version = re.match(r"([\w.-]+)(.*)", spec).groups()  # type: ignore[union-attr]
-        pinned[name] = version
+        match = re.match(r"([\w.-]+)(.*)", spec)
+        assert match, spec
+        pinned[match[1]] = match[2]
     assert table == pinned
 
 
