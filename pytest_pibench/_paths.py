@@ -7,7 +7,14 @@ import json
 from functools import cache
 from pathlib import Path
 
-__all__ = ["SCENARIO_KEYS", "bundled_root", "bundled_scenarios_dir", "is_scenario_candidate", "workspace_root_for"]
+__all__ = [
+    "SCENARIO_KEYS",
+    "bundled_root",
+    "bundled_scenarios_dir",
+    "is_scenario_candidate",
+    "is_scenario_nodeid",
+    "workspace_root_for",
+]
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -89,3 +96,8 @@ def _clearly_not_a_scenario(path: Path) -> bool:
     except (ValueError, RecursionError):  # not UTF-8, not JSON, empty
         return False
     return not (isinstance(data, dict) and not SCENARIO_KEYS.isdisjoint(data))
+
+
+def is_scenario_nodeid(nodeid: str) -> bool:
+    """A scenario item's node id: its file part is a ``.json`` file (not a parametrize id holding ``.json::``)."""
+    return nodeid.split("::", 1)[0].endswith(".json")

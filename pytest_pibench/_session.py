@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from ._journal import RESULTS_FORMAT, RESULTS_FORMAT_VERSION, Journal, atomic_write_json, journal_path, now_iso
+from ._paths import is_scenario_nodeid
 from ._settings import ERROR_BUDGET_EXIT_CODE, GATE_EXIT_CODE, Settings
 
 __all__ = ["ResultCollector", "results_document", "validity"]
@@ -128,13 +129,13 @@ class ResultCollector:
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if not self.is_worker:
-            self._plan(sum(1 for item in session.items if ".json::" in item.nodeid))
+            self._plan(sum(1 for item in session.items if is_scenario_nodeid(item.nodeid)))
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         if not self._xdist_planned:  # every worker reports the same collection: the first one counts
             self._xdist_planned = True
-            self._plan(sum(1 for nodeid in ids if ".json::" in nodeid))
+            self._plan(sum(1 for nodeid in ids if is_scenario_nodeid(nodeid)))
 
     def _plan(self, items: int) -> None:
         """Scenario items are about to run: open the journal and mark the results file as in progress."""
@@ -172,7 +173,7 @@ class ResultCollector:
             return
         if not report.failed:
             return
-        if ".json::" in report.nodeid:
+        if is_scenario_nodeid(report.nodeid):
             if report.nodeid not in self.rows and report.nodeid not in self.unscored:
                 self.unscored[report.nodeid] = (_failure_text(report), getattr(report, "pibench_agent", None))
         elif not getattr(report, "context", None):  # a failing subtest is not a test of its own

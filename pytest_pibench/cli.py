@@ -112,6 +112,7 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-steps", type=int, help="step limit per episode")
     parser.add_argument("--results", help="results file (default pibench-results.json)")
     parser.add_argument("--leaderboard", help="write the leaderboard artifact here")
+    parser.add_argument("--resume", help="results file or journal of an earlier run: reuse its finished rows")
 
 
 def _pytest_args(args: argparse.Namespace, paths: list[str], extra: list[str]) -> list[str]:
@@ -127,6 +128,7 @@ def _pytest_args(args: argparse.Namespace, paths: list[str], extra: list[str]) -
         ("--pibench-max-steps", args.max_steps),
         ("--pibench-results", args.results),
         ("--pibench-leaderboard", args.leaderboard),
+        ("--pibench-resume", args.resume),
     ):
         if value is not None:
             out.append(f"{flag}={value}")

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from ._paths import is_scenario_candidate
+from ._paths import is_scenario_candidate, is_scenario_nodeid
 from ._settings import Settings, add_options, read_settings
 
 __all__ = [
@@ -218,7 +218,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.hookimpl(tryfirst=True)
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, str] | None:
     """A scenario's checks are counted as ``checks passed`` / ``checks failed``, apart from scenario items."""
-    if report.when != "call" or ".json::" not in report.nodeid or type(report).__name__ != "SubtestReport":
+    if report.when != "call" or type(report).__name__ != "SubtestReport" or not is_scenario_nodeid(report.nodeid):
         return None
     if hasattr(report, "wasxfail"):
         return None

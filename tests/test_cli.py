@@ -77,7 +77,7 @@ def test_upstream_flags_map_to_plugin_options():
     from argparse import Namespace
 
     args = Namespace(agent=None, agent_llm="gpt-4o-mini", user=None, user_llm="gpt-4o-mini", num_trials=3,
-                     concurrency=4, seed=1, max_steps=None, results=None, leaderboard=None)
+                     concurrency=4, seed=1, max_steps=None, results=None, leaderboard=None, resume=None)
     assert _pytest_args(args, ["scenarios"], ["-x"]) == [
         "scenarios", "--pibench-agent=litellm:gpt-4o-mini", "--pibench-user=litellm:gpt-4o-mini",
         "--pibench-trials=3", "--pibench-seed=1", "-n", "4", "-x",

@@ -182,3 +182,13 @@ def test_last_failed_still_selects_the_failed_scenarios_and_resume_composes(toy_
     again.stdout.fnmatch_lines(["*run-last-failure*", "*Resume: reused 2 of 2 rows from first.json*"])
     rows = json.loads(toy_project.path.joinpath("pibench-results.json").read_text())["rows"]
     assert len(rows) == 2 and all(r["resume"]["reused"] for r in rows)
+
+
+def test_pi_run_resume(project):
+    run(project, "--pibench-agent=oracle", "--pibench-results=base.json")
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest_pibench", "run", "scenarios", "--agent", "oracle", "--resume", "base.json"],
+        cwd=project, capture_output=True, text=True, timeout=120,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "Resume: reused 2 of 2 rows from base.json" in out.stdout
