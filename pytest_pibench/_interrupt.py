@@ -41,10 +41,13 @@ def _handler(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
-def install(*, sigterm: bool) -> None:
-    """Watch SIGINT (and turn SIGTERM into a Ctrl-C when ``sigterm``); main thread only."""
+def install(*, sigterm: bool) -> bool:
+    """Watch SIGINT (and turn SIGTERM into a Ctrl-C when ``sigterm``); main thread only.
+
+    Returns True when handlers were installed now (False: already watching, or not the main thread).
+    """
     if threading.current_thread() is not threading.main_thread() or _PREVIOUS:
-        return
+        return False
     _REQUESTED.clear()
     _SIGNAL.clear()
     for signum in (signal.SIGINT, signal.SIGTERM) if sigterm else (signal.SIGINT,):
@@ -53,6 +56,7 @@ def install(*, sigterm: bool) -> None:
             continue  # a parent asked us to ignore Ctrl-C (e.g. a background job): keep it so
         _PREVIOUS[signum] = previous
         signal.signal(signum, _handler)
+    return True
 
 
 def uninstall() -> None:

@@ -98,11 +98,12 @@ def _report_check(check: dict[str, Any]) -> None:
 def run_scenario_item(
     request: pytest.FixtureRequest, scenario: Scenario, agent: Any, trial: int, subtests: pytest.Subtests
 ) -> None:
-    from .plugin import AGENT_NAME_KEY, DONE_KEY, ROW_KEY, SETTINGS_KEY
+    from .plugin import AGENT_NAME_KEY, DONE_KEY, ROW_KEY, SETTINGS_KEY, watch_stop_signals
 
     config = request.config
     settings = config.stash[SETTINGS_KEY]
     item = request.node
+    watch_stop_signals(config)
     item.stash[AGENT_NAME_KEY] = agent_name_of(agent)
     spec = agent_spec_of(agent, config)
     item.stash[AGENT_NAME_KEY] = spec.name

@@ -140,8 +140,13 @@ class ResultCollector:
     def _plan(self, items: int) -> None:
         """Scenario items are about to run: open the journal and mark the results file as in progress."""
         self.planned_items = items
-        if not items or self.journal is None or self.journal.is_open:
+        if not items:
             return  # nothing to benchmark: an existing results file is left alone
+        from .plugin import watch_stop_signals
+
+        watch_stop_signals(self.config)
+        if self.journal is None or self.journal.is_open:
+            return
         self.journal.open({"settings": self.settings.to_dict(), "started": now_iso()})
         self.journal.planned(items)
         assert self.settings.results

@@ -99,10 +99,16 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(f"--pibench-baseline: {problem}")
     config.pluginmanager.register(collector, "pibench-results")
     _load_resume(config, settings)
-    if settings.agents or settings.scenario_dirs:
-        from . import _interrupt
 
-        _interrupt.install(sigterm=not hasattr(config, "workerinput"))
+
+def watch_stop_signals(config: pytest.Config) -> None:
+    """Once scenario items run: Ctrl-C is never an agent's error, SIGTERM stops like Ctrl-C (controller).
+
+    Installed only then, so a project's own test runs keep their signal handling.
+    """
+    from . import _interrupt
+
+    if _interrupt.install(sigterm=not hasattr(config, "workerinput")):
         config.add_cleanup(_interrupt.uninstall)
 
 

@@ -197,7 +197,7 @@ def test_ini_scenario_folders_with_an_ini_agent_run_the_benchmark_and_the_tests(
     assert len(results(toy_project)["rows"]) == 2
 
 
-@pytest.mark.parametrize("target", ["adir", "afile.txt/results.json"])
+@pytest.mark.parametrize("target", ["adir", "afile.txt/results.json", "/sys/pibench-results.json"])
 @pytest.mark.parametrize("option", ["results", "leaderboard"])
 def test_an_unwritable_output_path_is_a_usage_error_before_any_episode(toy_project, option, target):
     (toy_project.path / "adir").mkdir()
@@ -213,3 +213,11 @@ def test_the_results_file_says_the_run_was_complete_and_leaves_no_journal(toy_pr
     data = results(toy_project)
     assert data["complete"] is True and data["planned_items"] == 2 and data["ended_by"] is None
     assert sorted(p.name for p in Path(toy_project.path).iterdir() if "pibench" in p.name) == ["pibench-results.json"]
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]])
+def test_the_last_line_counts_scenarios_and_checks_apart_under_xdist_too(toy_project, workers):
+    result = toy_project.runpytest_subprocess("scenarios", "--pibench-agent=baseline:deny", *workers)
+    last = result.outlines[-1]
+    assert "2 failed" in last and "checks failed" in last and "checks passed" in last, last
+    assert "subtests" not in last
