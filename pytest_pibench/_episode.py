@@ -173,7 +173,8 @@ def run_episode(
         seed: passed to ``set_seed`` of both participants before ``init_state``.
         max_steps: ends the episode as ``max_steps`` once this many steps ran.
         max_errors: ends it as ``too_many_errors`` after this many failed tool calls.
-        timeout: wall-clock seconds for the whole episode; past it, ``timeout``.
+        timeout: wall-clock seconds for the whole episode; past it, the participant whose turn
+            ran over fails (``agent_error`` or ``user_error``, ``error["kind"] == "timeout"``).
         binding: a pre-resolved binding (saves re-resolving the domain).
         max_tool_calls_per_message: most tool calls run from one message; a message asking
             for more ends the episode as ``tool_call_limit`` after running the first ones.

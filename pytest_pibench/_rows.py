@@ -80,6 +80,7 @@ def scenario_row(
             error=_error_text(episode.error),
             error_detail=episode.error,
             warnings=list(episode.warnings),
+            limit_hit=None if episode.limit_hit is None else dict(episode.limit_hit),
         )
         if include_transcript:
             row["transcript"] = episode.transcript()

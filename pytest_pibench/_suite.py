@@ -9,6 +9,7 @@ from typing import Any
 
 from ._agents import AgentSpec, resolve_agent
 from ._binding import bind_scenario
+from ._domain import DomainError
 from ._episode import (
     DEFAULT_MAX_ERRORS,
     DEFAULT_MAX_STEPS,
@@ -17,7 +18,7 @@ from ._episode import (
     run_episode,
 )
 from ._evaluation import evaluate
-from ._loading import discover_scenarios, load_scenario
+from ._loading import ScenarioError, discover_scenarios, load_scenario
 from ._protocols import InfrastructureError, JudgeProtocol
 from ._rows import error_row, scenario_row
 from ._schema import Scenario
@@ -98,6 +99,7 @@ def run_one(
             )
             unjudged["step_count"] = episode.step_count
             return _with_usage(unjudged, agent_obj, user, judge_obj)  # the agent's calls were paid for
+        broken_scenario = isinstance(exc, ScenarioError | DomainError)  # the scenario's defect, not the agent's
         return error_row(
             scenario_id,
             f"{type(exc).__name__}: {exc}",
@@ -107,6 +109,8 @@ def run_one(
             domain_name=domain_name,
             seed=seed,
             traceback=traceback.format_exc(),
+            cause="scenario" if broken_scenario else "harness",
+            termination_reason="scenario_error" if broken_scenario else "runtime_error",
         )
     row = scenario_row(
         loaded,
@@ -117,7 +121,6 @@ def run_one(
         domain_name=domain_name,
         include_transcript=include_transcript,
     )
-    row["limit_hit"] = None if episode.limit_hit is None else dict(episode.limit_hit)
     return _with_usage(row, agent_obj, user, judge_obj)
 
 

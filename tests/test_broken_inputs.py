@@ -175,7 +175,8 @@ def test_bind_scenario_refuses_a_check_naming_an_unknown_tool(toy_data, write_sc
 
 def test_the_engine_reports_an_unknown_tool_check_as_an_error_row(toy_data, write_scenario):
     row = run_one(write_scenario(with_unknown_tool_check(toy_data)), "oracle")
-    assert row["status"] == "error"
+    assert row["status"] == "error" and row["failure_cause"] == "scenario"
+    assert row["termination_reason"] == "scenario_error"
     assert "frobnicate_order" in row["error"]
 
 
