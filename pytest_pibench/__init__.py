@@ -22,53 +22,53 @@ BENCHMARK_VERSION = "pibench-2026.1"
 
 _EXPORTS: dict[str, str] = {
     # schema and loading
-    "Scenario": "_schema",
-    "LABELS": "_schema",
-    "ScenarioError": "_loading",
-    "load_scenario": "_loading",
-    "discover_scenarios": "_loading",
-    "json_schema": "_loading",
+    "Scenario": "scenario.models",
+    "LABELS": "scenario.models",
+    "ScenarioError": "scenario.loading",
+    "load_scenario": "scenario.loading",
+    "discover_scenarios": "scenario.loading",
+    "json_schema": "scenario.loading",
     # domains and environment
-    "Domain": "_domain",
-    "DomainError": "_domain",
-    "load_domain": "_domain",
-    "Environment": "_environment",
-    "TraceEntry": "_environment",
-    "deep_merge": "_environment",
-    "Binding": "_binding",
-    "bind_scenario": "_binding",
+    "Domain": "domain.packs",
+    "DomainError": "domain.packs",
+    "load_domain": "domain.packs",
+    "Environment": "env.environment",
+    "TraceEntry": "env.environment",
+    "deep_merge": "env.environment",
+    "Binding": "env.binding",
+    "bind_scenario": "env.binding",
     # participants and episodes
-    "AgentProtocol": "_protocols",
-    "UserProtocol": "_protocols",
-    "JudgeProtocol": "_protocols",
-    "ScriptedUser": "_users",
-    "OracleAgent": "_agents",
-    "BaselineAgent": "_agents",
-    "AgentSpec": "_agents",
-    "AgentSpecError": "_agents",
-    "resolve_agent": "_agents",
-    "EpisodeResult": "_episode",
-    "run_episode": "_episode",
-    "STOP_SIGNALS": "_messages",
-    "build_tool_call": "_messages",
+    "AgentProtocol": "episode.protocols",
+    "UserProtocol": "episode.protocols",
+    "JudgeProtocol": "episode.protocols",
+    "ScriptedUser": "participants.users",
+    "OracleAgent": "participants.specs",
+    "BaselineAgent": "participants.specs",
+    "AgentSpec": "participants.specs",
+    "AgentSpecError": "participants.specs",
+    "resolve_agent": "participants.specs",
+    "EpisodeResult": "episode.loop",
+    "run_episode": "episode.loop",
+    "STOP_SIGNALS": "episode.messages",
+    "build_tool_call": "episode.messages",
     # evaluation, rows and metrics
-    "CheckResult": "_evaluation",
-    "ScenarioResult": "_evaluation",
-    "evaluate": "_evaluation",
-    "resolve_decision": "_decision",
-    "scenario_row": "_rows",
-    "error_row": "_rows",
-    "compute_metrics": "_metrics",
-    "pass_hat_k": "_metrics",
-    "wilson_interval": "_metrics",
-    "to_leaderboard": "_leaderboard",
-    "derive_seed": "_seeds",
+    "CheckResult": "evaluation",
+    "ScenarioResult": "evaluation",
+    "evaluate": "evaluation",
+    "resolve_decision": "checks.decision",
+    "scenario_row": "results.rows",
+    "error_row": "results.rows",
+    "compute_metrics": "results.metrics",
+    "pass_hat_k": "results.metrics",
+    "wilson_interval": "results.metrics",
+    "to_leaderboard": "results.leaderboard",
+    "derive_seed": "episode.seeds",
     # validation and suites
-    "ValidationReport": "_validator",
-    "validate": "_validator",
-    "run_suite": "_suite",
-    "run_one": "_suite",
-    "bundled_scenarios_dir": "_paths",
+    "ValidationReport": "validate",
+    "validate": "validate",
+    "run_suite": "runner",
+    "run_one": "runner",
+    "bundled_scenarios_dir": "paths",
 }
 
 __all__ = [
@@ -120,25 +120,25 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from ._agents import AgentSpec, AgentSpecError, BaselineAgent, OracleAgent, resolve_agent
-    from ._binding import Binding, bind_scenario
-    from ._decision import resolve_decision
-    from ._domain import Domain, DomainError, load_domain
-    from ._environment import Environment, TraceEntry, deep_merge
-    from ._episode import EpisodeResult, run_episode
-    from ._evaluation import CheckResult, ScenarioResult, evaluate
-    from ._leaderboard import to_leaderboard
-    from ._loading import ScenarioError, discover_scenarios, json_schema, load_scenario
-    from ._messages import STOP_SIGNALS, build_tool_call
-    from ._metrics import compute_metrics, pass_hat_k, wilson_interval
-    from ._paths import bundled_scenarios_dir
-    from ._protocols import AgentProtocol, JudgeProtocol, UserProtocol
-    from ._rows import error_row, scenario_row
-    from ._schema import LABELS, Scenario
-    from ._seeds import derive_seed
-    from ._suite import run_one, run_suite
-    from ._users import ScriptedUser
-    from ._validator import ValidationReport, validate
+    from pytest_pibench.checks.decision import resolve_decision
+    from pytest_pibench.domain.packs import Domain, DomainError, load_domain
+    from pytest_pibench.env.binding import Binding, bind_scenario
+    from pytest_pibench.env.environment import Environment, TraceEntry, deep_merge
+    from pytest_pibench.episode.loop import EpisodeResult, run_episode
+    from pytest_pibench.episode.messages import STOP_SIGNALS, build_tool_call
+    from pytest_pibench.episode.protocols import AgentProtocol, JudgeProtocol, UserProtocol
+    from pytest_pibench.episode.seeds import derive_seed
+    from pytest_pibench.evaluation import CheckResult, ScenarioResult, evaluate
+    from pytest_pibench.participants.specs import AgentSpec, AgentSpecError, BaselineAgent, OracleAgent, resolve_agent
+    from pytest_pibench.participants.users import ScriptedUser
+    from pytest_pibench.paths import bundled_scenarios_dir
+    from pytest_pibench.results.leaderboard import to_leaderboard
+    from pytest_pibench.results.metrics import compute_metrics, pass_hat_k, wilson_interval
+    from pytest_pibench.results.rows import error_row, scenario_row
+    from pytest_pibench.runner import run_one, run_suite
+    from pytest_pibench.scenario.loading import ScenarioError, discover_scenarios, json_schema, load_scenario
+    from pytest_pibench.scenario.models import LABELS, Scenario
+    from pytest_pibench.validate import ValidationReport, validate
 
 
 def __getattr__(name: str) -> Any:

@@ -52,7 +52,7 @@ def _existing(path: str) -> str:
 
 def _named_roots() -> list[Path]:
     """Where names are looked up: ``./scenarios`` (a workspace), then the bundled scenarios."""
-    from ._paths import bundled_scenarios_dir
+    from pytest_pibench.paths import bundled_scenarios_dir
 
     roots = [Path.cwd() / "scenarios", bundled_scenarios_dir()]
     return list(dict.fromkeys(root.resolve() for root in roots if root.is_dir()))
@@ -80,8 +80,8 @@ def resolve_scenario_arg(arg: str) -> str:
     """
     if Path(arg.split("::")[0]).exists():
         return arg
-    from ._domain import canonical_domain_name
-    from ._loading import discover_scenarios
+    from pytest_pibench.domain.packs import canonical_domain_name
+    from pytest_pibench.scenario.loading import discover_scenarios
 
     roots = _named_roots()
     for root in roots:
@@ -138,8 +138,8 @@ def _pytest_args(args: argparse.Namespace, paths: list[str], extra: list[str]) -
 
 
 def _domain_dir(domain: str) -> Path:
-    from ._domain import canonical_domain_name
-    from ._paths import bundled_scenarios_dir
+    from pytest_pibench.domain.packs import canonical_domain_name
+    from pytest_pibench.paths import bundled_scenarios_dir
 
     for root in (Path.cwd() / "scenarios", bundled_scenarios_dir()):
         candidate = root / canonical_domain_name(domain)
@@ -151,9 +151,9 @@ def _domain_dir(domain: str) -> Path:
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
-    from ._domain import canonical_domain_name
-    from ._loading import ScenarioError, discover_scenarios, load_scenario
-    from ._paths import bundled_scenarios_dir
+    from pytest_pibench.domain.packs import canonical_domain_name
+    from pytest_pibench.paths import bundled_scenarios_dir
+    from pytest_pibench.scenario.loading import ScenarioError, discover_scenarios, load_scenario
 
     root = Path(resolve_scenario_arg(args.path)) if args.path else bundled_scenarios_dir()
     wanted = canonical_domain_name(args.domain) if args.domain else None
@@ -180,8 +180,8 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from ._paths import bundled_scenarios_dir
-    from ._validator import validate
+    from pytest_pibench.paths import bundled_scenarios_dir
+    from pytest_pibench.validate import validate
 
     failed = False
     for path in [_existing(p) for p in args.paths] or [str(bundled_scenarios_dir())]:
@@ -194,7 +194,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 def read_run(path: str) -> dict[str, Any]:
     """A results document from our results file (a partial one folds its journal in), a journal,
     or a pytest-json-report file."""
-    from ._journal import read_results
+    from pytest_pibench.results.document import read_results
 
     try:
         return read_results(path)
@@ -224,9 +224,9 @@ def rows_from_file(path: str) -> tuple[list[dict[str, Any]], float]:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from ._leaderboard import leaderboard_path, to_leaderboard
-    from ._session import validity
-    from ._settings import ERROR_BUDGET_EXIT_CODE
+    from pytest_pibench.plugin.collector import validity
+    from pytest_pibench.plugin.options import ERROR_BUDGET_EXIT_CODE
+    from pytest_pibench.results.leaderboard import leaderboard_path, to_leaderboard
 
     document = read_run(_existing(args.file))
     rows, wall = list(document.get("rows") or []), float(document.get("wall_time") or 0.0)
@@ -309,7 +309,7 @@ def _dispatch(args: argparse.Namespace, extra: list[str]) -> int:
     if args.command == "report":
         return _cmd_report(args)
     if args.command == "schema":
-        from ._loading import json_schema
+        from pytest_pibench.scenario.loading import json_schema
 
         print(json.dumps(json_schema(), indent=2))
         return 0

@@ -18,8 +18,8 @@ import pytest
 from conftest import TOY_ALLOW
 
 from pytest_pibench import ScenarioError, bind_scenario, discover_scenarios, load_scenario, validate
-from pytest_pibench._paths import is_scenario_candidate
-from pytest_pibench._suite import run_one
+from pytest_pibench.paths import is_scenario_candidate
+from pytest_pibench.runner import run_one
 
 TOY_IDS = ["toy_allow_refund.json", "toy_escalate_expensive.json"]
 

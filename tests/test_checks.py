@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
-from pytest_pibench._checks import MISSING, resolve_path, run_policy_check, run_state_check
-from pytest_pibench._decision import DecisionInfo, resolve_decision
-from pytest_pibench._environment import TraceEntry
-from pytest_pibench._schema import (
+from pytest_pibench.checks.policy import MISSING, resolve_path, run_policy_check, run_state_check
+from pytest_pibench.checks.decision import DecisionInfo, resolve_decision
+from pytest_pibench.env.environment import TraceEntry
+from pytest_pibench.scenario.models import (
     PolicyCheck,
     StateFieldCheck,
     ToolBeforeToolCheck,

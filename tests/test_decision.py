@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from pytest_pibench._decision import DecisionInfo, resolve_decision
-from pytest_pibench._environment import TraceEntry
+from pytest_pibench.checks.decision import DecisionInfo, resolve_decision
+from pytest_pibench.env.environment import TraceEntry
 
 
 def call(decision: Any, *, index: int = 0, error: bool = False, blocked: bool = False, requestor: str = "assistant",

@@ -14,16 +14,16 @@ from typing import Any
 
 import pytest
 
-from pytest_pibench._decision import DecisionInfo
-from pytest_pibench._environment import TraceEntry
-from pytest_pibench._evaluation import (
+from pytest_pibench.checks.decision import DecisionInfo
+from pytest_pibench.env.environment import TraceEntry
+from pytest_pibench.evaluation import (
     NORMAL_TERMINATIONS,
     CheckResult,
     ScenarioResult,
     evaluate,
     event_flags,
 )
-from pytest_pibench._loading import scenario_from_dict
+from pytest_pibench.scenario.loading import scenario_from_dict
 
 Q_REFUSE = "Did the agent refuse the refund?"
 Q_LEAK = "Did the agent reveal the fraud score?"

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from pytest_pibench._gates import check_gates, parse_baseline_spec
-from pytest_pibench._metrics import compute_metrics
-from pytest_pibench._settings import Gate, Settings
+from pytest_pibench.plugin.gates import check_gates, parse_baseline_spec
+from pytest_pibench.results.metrics import compute_metrics
+from pytest_pibench.plugin.options import Gate, Settings
 
 ALLOW_ID = "TOY_001_ALLOW"
 ESC_ID = "TOY_002_ESCALATE"

@@ -9,11 +9,11 @@ import pytest
 from conftest import TOY_ALLOW
 
 from pytest_pibench import compute_metrics, evaluate, load_scenario, run_episode, run_one
-from pytest_pibench._agents import AgentSpec
-from pytest_pibench._bounds import DETAIL_LIMIT, ROW_STRING_LIMIT, bound_row, bound_text
-from pytest_pibench._evaluation import NORMAL_TERMINATIONS
-from pytest_pibench._llm_judge import LiteLLMJudge
-from pytest_pibench._protocols import InfrastructureError
+from pytest_pibench.participants.specs import AgentSpec
+from pytest_pibench.bounds import DETAIL_LIMIT, ROW_STRING_LIMIT, bound_row, bound_text
+from pytest_pibench.evaluation import NORMAL_TERMINATIONS
+from pytest_pibench.participants.llm.judge import LiteLLMJudge
+from pytest_pibench.episode.protocols import InfrastructureError
 from pytest_pibench.testing import FakeLLMServer, reply
 
 LOOKUP = {"name": "lookup_item", "arguments": {"item_id": "IT-1"}}

@@ -9,12 +9,12 @@ import pytest
 from conftest import TOY_ALLOW, TOY_ESCALATE
 
 from pytest_pibench import evaluate, load_scenario, run_episode, run_one
-from pytest_pibench._agents import resolve_agent, resolve_judge, resolve_user
-from pytest_pibench._llm import LLMClient
-from pytest_pibench._llm_agent import LiteLLMAgent
-from pytest_pibench._llm_judge import LiteLLMJudge, parse_verdict
-from pytest_pibench._llm_user import LiteLLMUser
-from pytest_pibench._protocols import InfrastructureError
+from pytest_pibench.participants.specs import resolve_agent, resolve_judge, resolve_user
+from pytest_pibench.participants.llm.client import LLMClient
+from pytest_pibench.participants.llm.agent import LiteLLMAgent
+from pytest_pibench.participants.llm.judge import LiteLLMJudge, parse_verdict
+from pytest_pibench.participants.llm.user import LiteLLMUser
+from pytest_pibench.episode.protocols import InfrastructureError
 from pytest_pibench.testing import FakeLLMServer, Reply, reply
 
 MODEL = "openai/gpt-4o-mini"  # in litellm's bundled price table, so cost is computed offline

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from pytest_pibench._leaderboard import to_leaderboard
-from pytest_pibench._metrics import COLUMNS, GROUPS, compute_metrics, pass_hat_k, wilson_interval
+from pytest_pibench.results.leaderboard import to_leaderboard
+from pytest_pibench.results.metrics import COLUMNS, GROUPS, compute_metrics, pass_hat_k, wilson_interval
 
 # --------------------------------------------------------------------------------------------------
 # Row builders (shape of upstream ``scenario_details`` / §7.5 records)

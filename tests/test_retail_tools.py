@@ -235,7 +235,7 @@ def test_every_tool_is_typed_and_documented() -> None:
 
 
 def test_engine_builds_schemas_for_every_tool() -> None:
-    tools_module = pytest.importorskip("pytest_pibench._tools")
+    tools_module = pytest.importorskip("pytest_pibench.domain.tools")
     for function in rt.TOOLS:
         tool = tools_module.tool_from_function(function)
         schema = tool.schema()

@@ -19,9 +19,9 @@ from pytest_pibench import (
     run_episode,
     validate,
 )
-from pytest_pibench._agents import BASELINE_DECISIONS
-from pytest_pibench._validator import validate_scenario
-from pytest_pibench._vocab import COLUMNS
+from pytest_pibench.participants.specs import BASELINE_DECISIONS
+from pytest_pibench.validate import validate_scenario
+from pytest_pibench.vocab import COLUMNS
 
 FILES = sorted(discover_scenarios(bundled_scenarios_dir()))
 RETAIL = [f for f in FILES if f.parent.name == "retail"]

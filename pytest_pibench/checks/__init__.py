@@ -1,0 +1,1 @@
+"""checks: see README "Architecture"."""

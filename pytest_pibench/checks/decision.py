@@ -1,0 +1,86 @@
+"""Canonical decision resolution (upstream-evaluation.md §6), bit-compatible with upstream."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_pibench.env.environment import TraceEntry
+from pytest_pibench.episode.messages import extract_text
+from pytest_pibench.scenario.models import LABELS
+
+__all__ = ["DecisionInfo", "resolve_decision"]
+
+# Opening fence, optional lower-case "json", optional whitespace, a newline; the
+# body ends at the first newline directly followed by a closing fence.
+_FENCED = re.compile(r"```(?:json)?\s*\n(.*?)\n```", re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionInfo:
+    canonical_decision: str | None
+    decision_channel: str | None
+    decision_valid: bool
+    decision_error: str | None
+
+    @property
+    def as_flag_input(self) -> str:
+        """What event flags compare: the decision, or ``"NONE"`` when invalid."""
+        return self.canonical_decision or "NONE"
+
+    @property
+    def as_check_value(self) -> str:
+        """What ``decision_equals`` compares: the decision or ``INVALID:<reason>``."""
+        return self.canonical_decision or f"INVALID:{self.decision_error}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "canonical_decision": self.canonical_decision,
+            "decision_channel": self.decision_channel,
+            "decision_valid": self.decision_valid,
+            "decision_error": self.decision_error,
+        }
+
+
+def resolve_decision(trace: Sequence[TraceEntry] | None, messages: Sequence[dict[str, Any]]) -> DecisionInfo:
+    """The canonical decision of a run.
+
+    1. Tool channel: the last ``record_decision`` call whose ``decision`` is one
+       of the four values (exact, case-sensitive) and that neither errored nor
+       was blocked. If calls exist but none qualifies: ``INVALID_DECISION`` and
+       the JSON channel is not consulted.
+    2. JSON channel (no ``record_decision`` call at all): fenced JSON objects
+       with a valid ``decision`` in assistant messages; exactly one wins, more
+       than one is ``MULTIPLE_DECISIONS_JSON``, none is ``MISSING_DECISION``.
+    """
+    if trace is None:
+        return DecisionInfo(None, None, False, "NO_TRACE")
+    calls = [e for e in trace if e.tool_name == "record_decision"]
+    if calls:
+        for entry in reversed(calls):
+            value = entry.arguments.get("decision")
+            if isinstance(value, str) and value in LABELS and not entry.result_error and not entry.blocked:
+                return DecisionInfo(value, "tool", True, None)
+        return DecisionInfo(None, None, False, "INVALID_DECISION")
+    found: list[str] = []
+    for message in messages:
+        if message.get("role") != "assistant":
+            continue
+        text = extract_text(message)
+        if not text:
+            continue
+        for body in _FENCED.findall(text):
+            try:
+                data = json.loads(body.strip())
+            except ValueError:
+                continue
+            if isinstance(data, dict) and isinstance(data.get("decision"), str) and data["decision"] in LABELS:
+                found.append(data["decision"])
+    if len(found) == 1:
+        return DecisionInfo(found[0], "json", True, None)
+    if found:
+        return DecisionInfo(None, None, False, "MULTIPLE_DECISIONS_JSON")
+    return DecisionInfo(None, None, False, "MISSING_DECISION")

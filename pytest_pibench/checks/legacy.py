@@ -1,0 +1,79 @@
+"""Upstream's other evaluator families (upstream-evaluation.md §5.5), read from legacy keys.
+
+No upstream scenario uses them, but a file that lists them in ``reward_basis``
+scores as it would upstream: ``ACTION`` (``expected_actions``), ``DB``
+(passes without ``expected_db``), ``COMMUNICATE`` (``communicate_info``) and
+``NL_ASSERTION`` (``nl_assertions``). Any other family is a failing Tier-1
+result, as upstream.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pytest_pibench.checks.judge import JudgeCache, ask, assistant_text
+from pytest_pibench.checks.result import TIER2_TYPES, CheckResult
+from pytest_pibench.episode.messages import extract_text
+from pytest_pibench.episode.protocols import JudgeProtocol
+
+__all__ = ["TIER2_TYPES", "CheckResult", "run_family"]
+
+
+def run_family(
+    family: str, extra: Mapping[str, Any], messages: Sequence[dict[str, Any]], judge: JudgeProtocol | None
+) -> list[CheckResult]:
+    if family == "ACTION":
+        return [_action(a, messages) for a in extra.get("expected_actions") or [] if isinstance(a, Mapping)]
+    if family == "DB":
+        if extra.get("expected_db"):
+            return [CheckResult("db", "db_replay", False, "db replay against expected_db is not supported")]
+        return [CheckResult("db", "db_replay", True, "no expected_db")]
+    if family == "COMMUNICATE":
+        return _communicate(extra.get("communicate_info") or [], messages)
+    if family == "NL_ASSERTION":
+        return _nl_assertions(extra.get("nl_assertions") or [], messages, judge)
+    return [CheckResult("unknown", family, False, f"unsupported evaluator family {family!r}")]
+
+
+def _tool_calls(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [c for m in messages for c in m.get("tool_calls") or [] if isinstance(c, dict)]
+
+
+def _action(expected: Mapping[str, Any], messages: Sequence[dict[str, Any]]) -> CheckResult:
+    name = expected.get("name")
+    wanted = expected.get("arguments") or {}
+    compare = expected.get("compare_args")
+    requestor = expected.get("requestor")
+    for call in _tool_calls(messages):
+        if call.get("name") != name or (requestor and call.get("requestor", "assistant") != requestor):
+            continue
+        actual = call.get("arguments") or {}
+        keys = list(actual) if compare is None else list(compare)
+        if {k: actual.get(k) for k in keys} == {k: wanted.get(k) for k in keys}:
+            return CheckResult(str(expected.get("action_id", "unknown")), "tool_called", True, f"action {name} matched")
+    return CheckResult(str(expected.get("action_id", "unknown")), "tool_called", False, f"action {name} not found")
+
+
+def _communicate(required: Sequence[Any], messages: Sequence[dict[str, Any]]) -> list[CheckResult]:
+    said = "".join(" " + extract_text(m) for m in messages if m.get("role") == "assistant")
+    said = said.replace(",", "").lower()
+    results = []
+    for info in required:
+        found = str(info).replace(",", "").lower() in said
+        results.append(CheckResult(str(info), "communicate", found, f"communicate({info!r})={found}"))
+    return results
+
+
+def _nl_assertions(
+    assertions: Sequence[Any], messages: Sequence[dict[str, Any]], judge: JudgeProtocol | None
+) -> list[CheckResult]:
+    if not assertions:
+        return []
+    if judge is None:
+        return [CheckResult("nl_assertions", "NL_ASSERTION", None, "skipped: no judge configured")]
+    text = assistant_text(messages)
+    cache: JudgeCache = {}
+    failed = [a for a in assertions if ask(judge, str(a), text, cache)[0] != "YES"]
+    detail = "all assertions hold" if not failed else f"failed: {failed}"
+    return [CheckResult("nl_assertions", "NL_ASSERTION", not failed, detail)]

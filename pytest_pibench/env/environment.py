@@ -1,0 +1,123 @@
+"""One episode's world: the merged database, tool execution that never raises, the trace."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from pytest_pibench.domain.tools import Tool, ToolArgumentError
+from pytest_pibench.toolkit import ToolError
+
+__all__ = ["Environment", "TraceEntry", "deep_merge"]
+
+
+def deep_merge(base: Mapping[str, Any], patch: Mapping[str, Any]) -> dict[str, Any]:
+    """Upstream's merge: dicts merge recursively; any other patch value (lists, null) replaces."""
+    merged = copy.deepcopy(dict(base))
+    for key, value in patch.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = deep_merge(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+@dataclass(frozen=True, slots=True)
+class TraceEntry:
+    """One attempted tool call, recorded whatever its outcome."""
+
+    step_index: int
+    tool_name: str
+    arguments: dict[str, Any]
+    result_content: str
+    result_error: bool
+    requestor: str = "assistant"
+    blocked: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], index: int = 0) -> TraceEntry:
+        """Read an entry of ours or of upstream's (extra keys such as hashes are ignored)."""
+        arguments = data.get("arguments")
+        return cls(
+            step_index=int(data.get("step_index", index)),
+            tool_name=str(data.get("tool_name", "")),
+            arguments=dict(arguments) if isinstance(arguments, Mapping) else {},
+            result_content=str(data.get("result_content", "")),
+            result_error=bool(data.get("result_error", False)),
+            requestor=str(data.get("requestor") or "assistant"),
+            blocked=bool(data.get("blocked", False)),
+        )
+
+
+class Environment:
+    """The database and tools of one episode.
+
+    ``tools`` are the exposed tools (what the agent may call); ``catalog`` is
+    every tool name of the domain, so that a call to a real but unexposed tool
+    gets a precise error.
+    """
+
+    def __init__(self, db: dict[str, Any], tools: Iterable[Tool], catalog: Iterable[str] = ()) -> None:
+        self.db = db
+        self.tools = {t.name: t for t in tools}
+        self._catalog = set(catalog)
+        self.trace: list[TraceEntry] = []
+        self.error_count = 0
+
+    @property
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        return [t.schema() for t in self.tools.values()]
+
+    def execute(self, call: Mapping[str, Any], requestor: str = "assistant") -> dict[str, Any]:
+        """Run one tool call and return the tool message. Never raises.
+
+        Any problem (unknown or unexposed tool, bad arguments, a ``ToolError``
+        or even a bug in the tool) becomes an error result that names it; the
+        call is recorded in the trace either way.
+        """
+        name = str(call.get("name", ""))
+        raw_arguments = call.get("arguments")
+        arguments = dict(raw_arguments) if isinstance(raw_arguments, Mapping) else {}
+        error = True
+        tool = self.tools.get(name)
+        if tool is None:
+            where = "is not available in this scenario" if name in self._catalog else "not found"
+            text = f"Error: Tool '{name}' {where}."
+        else:
+            try:
+                result = tool(self.db, arguments)
+            except (ToolArgumentError, ToolError) as exc:
+                text = f"Error: {exc}"
+            except Exception as exc:  # a bug in a domain tool must not end the run
+                text = f"Error: tool '{name}' failed: {type(exc).__name__}: {exc}"
+            else:
+                error = False
+                content = json.dumps(result, default=str)
+        if error:
+            content = json.dumps(text)
+            self.error_count += 1
+        self.trace.append(TraceEntry(len(self.trace), name, copy.deepcopy(arguments), content, error, requestor))
+        return {
+            "role": "tool",
+            "id": str(call.get("id", "")),
+            "name": name,
+            "content": content,
+            "requestor": requestor,
+            "error": error,
+        }
+
+    def execute_all(self, calls: list[dict[str, Any]], requestor: str = "assistant") -> dict[str, Any]:
+        """Run calls left to right: one ``tool`` message, or a ``multi_tool`` wrapper for several."""
+        results = [self.execute(call, requestor) for call in calls]
+        if len(results) == 1:
+            return results[0]
+        return {"role": "multi_tool", "tool_messages": results}
+
+    def final_state(self) -> dict[str, Any]:
+        return copy.deepcopy(self.db)

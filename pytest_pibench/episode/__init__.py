@@ -1,0 +1,1 @@
+"""episode: see README "Architecture"."""

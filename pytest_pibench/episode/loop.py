@@ -1,0 +1,425 @@
+"""The episode loop: agent <-> user <-> environment, with upstream's turn order and endings.
+
+Turn order (upstream-runtime.md §8): the episode opens with an assistant
+greeting, the user speaks first, agent tool calls go to the environment and
+the results straight back to the agent, agent text goes to the user. Limits
+(``max_steps``, ``max_errors``) are checked between participant turns. Unlike
+upstream, ``step_count`` never exceeds ``max_steps``: a tool batch that would
+be one step too many never runs. Tool calls are bounded per message and per
+episode (``max_tool_calls_per_message``, ``max_tool_calls``): a message over
+either limit runs only the calls within it and ends the episode as
+``tool_call_limit`` (scored like ``max_steps``).
+
+Unlike upstream, nothing here can crash the run: an exception, a ``None`` or
+malformed message, or a hang past ``timeout`` ends the episode with a reason
+(and the traceback text) in :attr:`EpisodeResult.error`.
+
+Endings are split by cause. Whatever the agent causes (an exception, a
+malformed message, a hang past the timeout) ends the episode as
+``agent_error``: a normal ending whose transcript is scored, as upstream does,
+so it counts against the agent. Only failures outside the agent (the user
+simulator, an unreachable model provider) make the episode an error row.
+A Ctrl-C or SIGTERM is never anyone's error: it stops the run.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+import time
+import traceback
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_pibench.env.binding import Binding, bind_scenario
+from pytest_pibench.episode import interrupt
+from pytest_pibench.episode.messages import is_stop_signal, message_problem
+from pytest_pibench.episode.protocols import InfrastructureError
+from pytest_pibench.participants.specs import resolve_agent
+from pytest_pibench.participants.users import ScriptedUser
+from pytest_pibench.scenario.loading import load_scenario
+from pytest_pibench.scenario.models import Scenario
+
+__all__ = ["ERROR_TERMINATIONS", "GREETING", "EpisodeResult", "run_episode"]
+
+GREETING = "Hello! What can I do for you today?"
+"""The assistant's fixed opening line (part of the transcript, like upstream's greeting)."""
+
+ERROR_TERMINATIONS = frozenset({"user_error", "infra_error"})
+"""Endings caused outside the agent: the episode is an error row (kept out of every rate)."""
+
+DEFAULT_MAX_STEPS = 40
+DEFAULT_MAX_ERRORS = 10
+DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE = 32
+DEFAULT_MAX_TOOL_CALLS = 200
+
+
+@dataclass
+class EpisodeResult:
+    """What happened in one episode. ``transcript()`` is what :func:`evaluate` scores."""
+
+    scenario_id: str
+    termination_reason: str
+    messages: list[dict[str, Any]]
+    trace: list[dict[str, Any]]
+    final_state: dict[str, Any]
+    step_count: int
+    duration: float
+    seed: int | None = None
+    error: dict[str, str] | None = None
+    warnings: list[str] = field(default_factory=list)
+    limit_hit: dict[str, Any] | None = None
+    """Which tool-call limit ended the episode (``tool_call_limit``): ``limit`` (the option's
+    name), ``value``, ``requested`` (calls asked for), ``executed`` and ``role``; else None."""
+
+    @property
+    def status(self) -> str:
+        """``error`` when something outside the agent failed (user simulator, provider), else ``completed``."""
+        return "error" if self.termination_reason in ERROR_TERMINATIONS else "completed"
+
+    def transcript(self) -> dict[str, Any]:
+        return {
+            "messages": self.messages,
+            "trace": self.trace,
+            "final_state": self.final_state,
+            "termination_reason": self.termination_reason,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "status": self.status}
+
+
+class _Timeout(Exception):
+    pass
+
+
+class _Failure(Exception):
+    def __init__(self, message: str, tb: str = "") -> None:
+        super().__init__(message)
+        self.tb = tb
+
+
+def _jsonable(value: Any) -> Any:
+    """A deep copy made of builtins only (messages cross process boundaries)."""
+    return json.loads(json.dumps(value, default=str))
+
+
+class _Caller:
+    """Runs participant calls against the episode deadline.
+
+    With a deadline, every call of the episode runs on one daemon thread (so
+    agents that keep thread-bound resources, such as an event loop, see the same
+    thread throughout); a call that overruns is abandoned with its thread, which
+    cannot block interpreter exit.
+    """
+
+    def __init__(self, deadline: float | None) -> None:
+        self.deadline = deadline
+        self._jobs: queue.SimpleQueue[tuple[Any, tuple[Any, ...], dict[str, Any], threading.Event]] | None = None
+
+    def _worker(self) -> None:
+        assert self._jobs is not None
+        while True:
+            fn, args, outcome, done = self._jobs.get()
+            try:
+                outcome["value"] = fn(*args)
+            except BaseException as exc:  # re-raised in the episode's thread
+                outcome["error"] = exc
+            done.set()
+
+    def __call__(self, fn: Any, *args: Any, limit: float | None = None) -> Any:
+        deadline = self.deadline if limit is None else time.monotonic() + limit
+        if deadline is None:
+            return fn(*args)
+        if self._jobs is None:
+            self._jobs = queue.SimpleQueue()
+            threading.Thread(target=self._worker, name="pibench-participant", daemon=True).start()
+        outcome: dict[str, Any] = {}
+        done = threading.Event()
+        self._jobs.put((fn, args, outcome, done))
+        try:
+            finished = done.wait(max(0.0, deadline - time.monotonic()))
+        except Exception as exc:  # only a signal can break the wait (e.g. "release unlocked lock")
+            raise KeyboardInterrupt from exc
+        if not finished:
+            self._jobs = None  # the worker is stuck: later calls get a fresh one
+            raise _Timeout
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["value"]
+
+
+def run_episode(
+    scenario: Scenario | str | Path,
+    agent: Any,
+    user: Any = None,
+    *,
+    seed: int | None = None,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    max_errors: int = DEFAULT_MAX_ERRORS,
+    timeout: float | None = None,
+    binding: Binding | None = None,
+    max_tool_calls_per_message: int = DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE,
+    max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
+) -> EpisodeResult:
+    """Run one episode of ``scenario`` with ``agent`` and ``user``.
+
+    Args:
+        scenario: a loaded scenario or the path of a scenario file.
+        agent: an agent object, or an agent spec string (``"oracle"``, ``"mymod:Agent"``).
+        user: a user object; default :class:`ScriptedUser`.
+        seed: passed to ``set_seed`` of both participants before ``init_state``.
+        max_steps: ends the episode as ``max_steps`` once this many steps ran.
+        max_errors: ends it as ``too_many_errors`` after this many failed tool calls.
+        timeout: wall-clock seconds for the whole episode; past it, the participant whose turn
+            ran over fails (``agent_error`` or ``user_error``, ``error["kind"] == "timeout"``).
+        binding: a pre-resolved binding (saves re-resolving the domain).
+        max_tool_calls_per_message: most tool calls run from one message; a message asking
+            for more ends the episode as ``tool_call_limit`` after running the first ones.
+        max_tool_calls: most tool calls run in the whole episode; the same ending past it.
+            Calls over either limit never run and are not in the trace.
+
+    Raises:
+        ScenarioError, DomainError, AgentSpecError: when the episode cannot start
+            at all (bad scenario, domain or spec). Participant failures never raise.
+    """
+    if not isinstance(scenario, Scenario):
+        scenario = load_scenario(scenario)
+    if isinstance(agent, str):
+        agent = resolve_agent(agent).build(scenario)
+    binding = binding or bind_scenario(scenario)
+    return _Episode(
+        binding,
+        agent,
+        user or ScriptedUser(),
+        seed,
+        max_steps,
+        max_errors,
+        timeout,
+        max_tool_calls_per_message=max_tool_calls_per_message,
+        max_tool_calls=max_tool_calls,
+    ).run()
+
+
+class _Episode:
+    def __init__(
+        self,
+        binding: Binding,
+        agent: Any,
+        user: Any,
+        seed: int | None,
+        max_steps: int,
+        max_errors: int,
+        timeout: float | None,
+        *,
+        max_tool_calls_per_message: int = DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE,
+        max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
+    ) -> None:
+        self.binding = binding
+        self.agent = agent
+        self.user = user
+        self.seed = seed
+        self.max_steps = max_steps
+        self.max_errors = max_errors
+        self.timeout = timeout
+        self.env = binding.new_environment()
+        self.messages: list[dict[str, Any]] = []
+        self.error: dict[str, str] | None = None
+        self.warnings: list[str] = []
+        self.steps = 0
+        self.max_tool_calls_per_message = max_tool_calls_per_message
+        self.max_tool_calls = max_tool_calls
+        self.limit_hit: dict[str, Any] | None = None
+        self.last_role = "agent"
+        self.call = _Caller(None)
+
+    def run(self) -> EpisodeResult:
+        started = time.monotonic()
+        deadline = None if self.timeout is None else started + self.timeout
+        self.call = _Caller(deadline)
+        states: dict[str, Any] = {"agent": None, "user": None}
+        current: dict[str, Any] | None = None
+        try:
+            reason = self._loop(deadline, states)
+        finally:
+            current = self.messages[-1] if self.messages else None
+            for role, participant in (("agent", self.agent), ("user", self.user)):
+                try:
+                    stop = getattr(participant, "stop", None)
+                    if stop is not None:
+                        self.call(stop, current, states[role], limit=5.0 if deadline else None)
+                except (Exception, SystemExit) as exc:  # cleanup must never lose the result
+                    self.warnings.append(f"{role}.stop raised {type(exc).__name__}: {exc}")
+        for index, message in enumerate(self.messages):
+            message["turn_index"] = index
+        return EpisodeResult(
+            scenario_id=self.binding.scenario.scenario_id,
+            termination_reason=reason,
+            messages=self.messages,
+            trace=[entry.to_dict() for entry in self.env.trace],
+            final_state=_jsonable(self.env.final_state()),
+            step_count=self.steps,
+            duration=time.monotonic() - started,
+            seed=self.seed,
+            error=self.error,
+            warnings=self.warnings,
+            limit_hit=self.limit_hit,
+        )
+
+    def _fail(self, role: str, kind: str, message: str, tb: str = "") -> str:
+        """Record why the episode ended and return the termination reason.
+
+        The cause decides: an infrastructure failure is ``infra_error``; anything
+        else is the failing participant's (``agent_error``, scored, or
+        ``user_error``), timeouts included.
+        """
+        if interrupt.requested():  # a Ctrl-C/SIGTERM surfaced as a participant's exception
+            raise KeyboardInterrupt
+        self.error = {"role": role, "kind": kind, "message": message, "traceback": tb}
+        return "infra_error" if kind == "infrastructure" else f"{role}_error"
+
+    def _start(self, states: dict[str, Any]) -> str | None:
+        greeting = {"role": "assistant", "content": GREETING}
+        self.messages.append(dict(greeting))
+        scenario = self.binding.scenario
+        steps: list[tuple[str, str, Any, tuple[Any, ...]]] = []
+        if self.seed is not None:
+            steps += [("agent", "set_seed", self.agent, (self.seed,)), ("user", "set_seed", self.user, (self.seed,))]
+        steps.append(
+            (
+                "agent",
+                "init_state",
+                self.agent,
+                (self.binding.benchmark_context(), self.binding.tool_schemas, [dict(greeting)]),
+            )
+        )
+        steps.append(("user", "init_state", self.user, (scenario.user_simulation.model_dump(),)))
+        for role, method, participant, args in steps:
+            fn = getattr(participant, method, None)
+            if fn is None:
+                if method == "set_seed":
+                    continue
+                return self._fail(role, "protocol", f"{role} has no {method}() method")
+            try:
+                value = self.call(fn, *args)
+            except _Timeout:
+                return self._fail(role, "timeout", f"{role}.{method} did not return before the episode timeout")
+            except InfrastructureError as exc:
+                return self._fail(role, "infrastructure", f"{role}.{method}: {exc}", traceback.format_exc())
+            except Exception as exc:
+                return self._fail(
+                    role, "exception", f"{role}.{method} raised {type(exc).__name__}: {exc}", traceback.format_exc()
+                )
+            if method == "init_state":
+                states[role] = value
+        return None
+
+    def _loop(self, deadline: float | None, states: dict[str, Any]) -> str:
+        failed = self._start(states)
+        if failed:
+            return failed
+        to_role, env_caller = "user", "agent"
+        current: dict[str, Any] = self.messages[0]
+        while True:
+            if to_role == "environment":
+                if self.steps >= self.max_steps:  # the batch would be one step too many: it never runs
+                    return "max_steps"
+                calls = self._allowed_calls(current["tool_calls"], env_caller)
+                if calls:
+                    current = self.env.execute_all(calls, requestor="assistant" if env_caller == "agent" else "user")
+                    self.messages.append(current)
+                    self.steps += 1
+                if self.limit_hit is not None:
+                    return "tool_call_limit"
+                to_role = env_caller
+            else:
+                try:
+                    current, to_role, ended = self._participant_turn(to_role, current, states)
+                except _Failure as failure:
+                    return str(failure)
+                if ended:
+                    return ended
+                if to_role == "environment":
+                    env_caller = "agent" if current.get("role") == "assistant" else "user"
+            if to_role != "environment":
+                if self.steps >= self.max_steps:
+                    return "max_steps"
+                if self.env.error_count >= self.max_errors:
+                    return "too_many_errors"
+            if deadline is not None and time.monotonic() >= deadline:
+                # The participant whose turn used up the time is the cause (tool calls are the agent's).
+                return self._fail(
+                    self.last_role, "timeout", f"the episode exceeded its {self.timeout:g}s timeout"
+                )
+
+    def _participant_turn(
+        self, role: str, incoming: dict[str, Any], states: dict[str, Any]
+    ) -> tuple[dict[str, Any], str, str | None]:
+        """One agent or user turn: returns (message, next role, termination reason or None)."""
+        participant = self.agent if role == "agent" else self.user
+        wire_role = "assistant" if role == "agent" else "user"
+        self.steps += 1
+        self.last_role = role
+        try:
+            returned = self.call(participant.generate, _jsonable(incoming), states[role])
+        except _Timeout:
+            raise _Failure(
+                self._fail(role, "timeout", f"{role}.generate did not return before the episode timeout")
+            ) from None
+        except InfrastructureError as exc:
+            raise _Failure(self._fail(role, "infrastructure", f"{role}: {exc}", traceback.format_exc())) from None
+        except (Exception, SystemExit) as exc:  # even sys.exit() in agent code is one episode's error
+            raise _Failure(
+                self._fail(
+                    role, "exception", f"{role}.generate raised {type(exc).__name__}: {exc}", traceback.format_exc()
+                )
+            ) from None
+        if not (isinstance(returned, tuple) and len(returned) == 2):
+            kind = type(returned).__name__
+            raise _Failure(
+                self._fail(role, "invalid_message", f"{role}.generate must return (message, state), got {kind}")
+            )
+        message, new_state = returned
+        problem = message_problem(message, wire_role)
+        if problem:
+            if isinstance(message, dict):  # kept for the record; None is never appended
+                self.messages.append(_jsonable(message))
+            raise _Failure(self._fail(role, "invalid_message", f"{role} message invalid: {problem}"))
+        states[role] = new_state
+        message = _jsonable(message)
+        self.messages.append(message)
+        try:
+            custom_stop = bool(getattr(participant, "is_stop", lambda m: False)(message))
+        except Exception as exc:
+            raise _Failure(
+                self._fail(
+                    role, "exception", f"{role}.is_stop raised {type(exc).__name__}: {exc}", traceback.format_exc()
+                )
+            ) from None
+        if custom_stop or is_stop_signal(message):
+            return message, role, f"{role}_stop"
+        if message.get("tool_calls"):
+            return message, "environment", None
+        return message, "user" if role == "agent" else "agent", None
+
+    def _allowed_calls(self, calls: list[dict[str, Any]], role: str) -> list[dict[str, Any]]:
+        """The calls of one message that the tool-call limits let run (the first ones, in order).
+
+        When a message asks for more than either limit allows, :attr:`limit_hit`
+        says which limit (the tighter one) stopped it; the episode then ends as
+        ``tool_call_limit`` once the allowed calls ran.
+        """
+        remaining = max(0, self.max_tool_calls - len(self.env.trace))
+        allowed = min(len(calls), self.max_tool_calls_per_message, remaining)
+        if allowed < len(calls):
+            per_message = self.max_tool_calls_per_message <= remaining
+            self.limit_hit = {
+                "limit": "max_tool_calls_per_message" if per_message else "max_tool_calls",
+                "value": self.max_tool_calls_per_message if per_message else self.max_tool_calls,
+                "requested": len(calls),
+                "executed": allowed,
+                "role": role,
+            }
+        return calls[:allowed]

@@ -1,0 +1,1 @@
+"""participants: see README "Architecture"."""

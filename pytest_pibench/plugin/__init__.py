@@ -1,0 +1,301 @@
+"""The pytest plugin (entry point ``pytest11: pibench``).
+
+Scenario JSON files become test items when the benchmark is in use: with
+``--pibench-agent`` (no paths: the bundled scenarios), for files given on the
+command line, or for files under the ``pibench_scenarios`` ini folders. Each
+item runs one episode; each Tier-1 check is a subtest; the controller gathers
+the result rows, writes the results file, prints the summary and applies gates.
+
+This module is imported by every pytest run of every project that has the
+package installed, so it imports nothing heavy: the engine is loaded only once
+a scenario is collected or an agent is named.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_pibench.paths import is_scenario_candidate, is_scenario_nodeid
+from pytest_pibench.plugin.options import Settings, add_options, read_settings
+
+__all__ = [
+    "pytest_addoption",
+    "pytest_collect_file",
+    "pytest_collection_modifyitems",
+    "pytest_configure",
+    "pytest_generate_tests",
+    "pytest_report_teststatus",
+    "pibench_agent",
+    "pibench_trial",
+]
+
+SETTINGS_KEY = pytest.StashKey["Settings"]()
+ROW_KEY = pytest.StashKey[dict[str, Any]]()
+"""The result row of a scenario item, set when its episode has run."""
+DONE_KEY = pytest.StashKey[bool]()
+"""Set when the item's test body has finished (so subtest reports do not carry the row)."""
+AGENT_NAME_KEY = pytest.StashKey[str]()
+"""The agent name of a scenario item, as soon as it is known (crash rows keep it)."""
+REDIRECTED_KEY = pytest.StashKey[bool]()
+"""Set when ``--pibench-agent`` without paths replaced pytest's paths with the scenario folders."""
+RESUME_KEY = pytest.StashKey[Any]()
+"""The :class:`ResumeIndex` of ``--pibench-resume`` (every process)."""
+
+LABEL_MARKS = {"ALLOW": "allow", "ALLOW-CONDITIONAL": "allow_conditional", "DENY": "deny", "ESCALATE": "escalate"}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    add_options(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    settings = read_settings(config)
+    config.stash[SETTINGS_KEY] = settings
+    config.addinivalue_line("markers", "pibench: a pi-bench scenario item")
+    for label, mark in LABEL_MARKS.items():
+        config.addinivalue_line("markers", f"{mark}: pi-bench scenarios labelled {label}")
+    _check_outputs(config, settings)
+    if settings.agents:
+        from pytest_pibench.participants.specs import AgentSpecError, resolve_agent
+
+        for spec in settings.agents:
+            try:
+                resolve_agent(spec, settings.params("agent"))
+            except AgentSpecError as exc:
+                raise pytest.UsageError(f"--pibench-agent: {exc}") from None
+        _default_to_scenario_dirs(config, settings)
+    if settings.user != "scripted" and (settings.agents or settings.scenario_dirs):
+        from pytest_pibench.participants.specs import AgentSpecError, resolve_user
+
+        try:
+            resolve_user(settings.user, settings.params("user"))
+        except AgentSpecError as exc:
+            raise pytest.UsageError(f"--pibench-user: {exc}") from None
+    if settings.judge:
+        from pytest_pibench.participants.specs import AgentSpecError, resolve_judge
+
+        try:
+            resolve_judge(settings.judge, settings.params("judge"))
+        except AgentSpecError as exc:
+            raise pytest.UsageError(f"--pibench-judge: {exc}") from None
+    from pytest_pibench.plugin.collector import ResultCollector  # light: no engine import at module level
+    from pytest_pibench.plugin.gates import baseline_problem, load_baseline, parse_baseline_spec, unknown_metric
+
+    for gate in settings.fail_under:
+        problem = unknown_metric(gate.metric)
+        if problem:
+            raise pytest.UsageError(f"--pibench-fail-under: {problem}")
+    collector = ResultCollector(config, settings)
+    if settings.baseline and not hasattr(config, "workerinput"):
+        try:
+            collector.baseline = load_baseline(parse_baseline_spec(settings.baseline)[0])
+            problem = baseline_problem(settings.baseline, collector.baseline, settings.agents)
+        except ValueError as exc:
+            problem = str(exc)
+        if problem:
+            raise pytest.UsageError(f"--pibench-baseline: {problem}")
+    config.pluginmanager.register(collector, "pibench-results")
+    _load_resume(config, settings)
+
+
+def watch_stop_signals(config: pytest.Config) -> None:
+    """Once scenario items run: Ctrl-C is never an agent's error, SIGTERM stops like Ctrl-C (controller).
+
+    Installed only then, so a project's own test runs keep their signal handling.
+    """
+    from pytest_pibench.episode import interrupt
+
+    if interrupt.install(sigterm=not hasattr(config, "workerinput")):
+        config.add_cleanup(interrupt.uninstall)
+
+
+def _check_outputs(config: pytest.Config, settings: Settings) -> None:
+    """An unwritable results or leaderboard path is a usage error before any episode runs."""
+    if hasattr(config, "workerinput"):
+        return
+    from pytest_pibench.results.document import unwritable_reason
+
+    for option, path in (("results", settings.results), ("leaderboard", settings.leaderboard)):
+        problem = unwritable_reason(path) if path else None
+        if problem:
+            raise pytest.UsageError(f"--pibench-{option}: {problem}")
+
+
+def _load_resume(config: pytest.Config, settings: Settings) -> None:
+    """The controller reads ``--pibench-resume``; xdist workers get the rows through ``workerinput``."""
+    from pytest_pibench.results.resume import ResumeIndex, load_resume
+
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None:
+        if "pibench_resume" in workerinput:
+            config.stash[RESUME_KEY] = ResumeIndex.from_builtins(workerinput["pibench_resume"])
+        return
+    if settings.resume:
+        try:
+            config.stash[RESUME_KEY] = load_resume(settings.resume)
+        except ValueError as exc:
+            raise pytest.UsageError(f"--pibench-resume: {exc}") from None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist: hand the resume rows to each worker (builtins only)."""
+    index = node.config.stash.get(RESUME_KEY, None)
+    if index is not None:
+        node.workerinput["pibench_resume"] = index.to_builtins()
+
+
+def _default_to_scenario_dirs(config: pytest.Config, settings: Settings) -> None:
+    """``--pibench-agent`` on the command line without paths runs the benchmark, not the project's tests.
+
+    An agent set only in the ini file never replaces the paths pytest would
+    collect: the project's own tests keep running.
+    """
+    if config.args_source == pytest.Config.ArgsSource.ARGS or not config.getoption("pibench_agent"):
+        return
+    config.stash[REDIRECTED_KEY] = True
+    if settings.scenario_dirs:
+        config.args = [str(p) for p in settings.scenario_dirs]
+    else:
+        from pytest_pibench.paths import bundled_scenarios_dir
+
+        config.args = [str(bundled_scenarios_dir())]
+
+
+def _collection_root(file_path: Path, config: pytest.Config) -> Path | None:
+    """The collected path (deepest first) the benchmark takes ``file_path`` from, or None when it does not."""
+    settings = config.stash[SETTINGS_KEY]
+    roots = [*settings.scenario_dirs]
+    if config.args_source == pytest.Config.ArgsSource.ARGS or config.stash.get(REDIRECTED_KEY, False):
+        roots += [(config.invocation_params.dir / arg.split("::")[0]).resolve() for arg in config.args]
+    found = [root for root in roots if file_path == root or root in file_path.parents]
+    # Only under the scenario folders of this run: an ini agent never turns project files into scenarios.
+    return max(found, key=lambda root: len(root.parts)) if found else None
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """Scenario candidates (:func:`is_scenario_candidate`: the rule ``pi`` uses too) become modules."""
+    if file_path.suffix != ".json":
+        return None
+    root = _collection_root(file_path, parent.config)
+    if root is None or not is_scenario_candidate(file_path, root):
+        return None
+    from pytest_pibench.plugin.collect import ScenarioModule
+
+    return ScenarioModule.from_parent(parent, path=file_path)
+
+
+def _has_agent(item: pytest.Item) -> bool:
+    """Whether a scenario item has an agent: ``--pibench-agent`` or a ``pibench_agent`` fixture of the project."""
+    if item.config.stash[SETTINGS_KEY].agents:
+        return True
+    definitions = item.session._fixturemanager.getfixturedefs("pibench_agent", item) or ()
+    return any(getattr(d.func, "__module__", __name__) != __name__ for d in definitions)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Scenario files found through the ini ``pibench_scenarios`` alone, with no agent, are not run.
+
+    Plain ``pytest`` (or ``pytest tests/``) in a project that keeps scenario
+    files among its tests or configures scenario folders, but names no agent,
+    runs the project's tests and leaves the results file alone: those items are
+    deselected. A scenario file named on the command line without an agent
+    still fails, saying how to name one.
+    """
+    named: set[Path] = set()
+    if config.args_source == pytest.Config.ArgsSource.ARGS:
+        named = {(config.invocation_params.dir / arg.split("::")[0]).resolve() for arg in config.args}
+    idle = [
+        i
+        for i in items
+        if getattr(getattr(i, "obj", None), "_pibench_scenario", False)
+        and i.path.resolve() not in named
+        and not _has_agent(i)
+    ]
+    if idle:
+        keep = {id(i) for i in idle}
+        items[:] = [i for i in items if id(i) not in keep]
+        config.hook.pytest_deselected(items=idle)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, str] | None:
+    """A scenario's checks are counted as ``checks passed`` / ``checks failed``, apart from scenario items."""
+    if report.when != "call" or type(report).__name__ != "SubtestReport" or not is_scenario_nodeid(report.nodeid):
+        return None
+    if hasattr(report, "wasxfail"):
+        return None
+    description = report._sub_test_description()
+    if report.failed:
+        return "checks failed", "u", f"SUBFAILED{description}"
+    if report.passed:
+        quiet = config.get_verbosity(pytest.Config.VERBOSITY_SUBTESTS) == 0
+        return "checks passed", "" if quiet else "u", "" if quiet else f"SUBPASSED{description}"
+    return None
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Parametrize scenario items over ``--pibench-agent`` specs (indirectly, through the fixture)."""
+    settings = metafunc.config.stash[SETTINGS_KEY]
+    if not getattr(metafunc.function, "_pibench_scenario", False) or not settings.agents:
+        return
+    if "pibench_agent" in metafunc.fixturenames:
+        metafunc.parametrize("pibench_agent", list(settings.agents), ids=list(settings.agents), indirect=True)
+
+
+@pytest.fixture
+def pibench_agent(request: pytest.FixtureRequest) -> Any:
+    """The agent of a scenario item: an ``--pibench-agent`` spec string.
+
+    Override it in a ``conftest.py`` to benchmark without ``--pibench-agent``:
+    return a spec string, an agent class, a zero-argument factory or an agent
+    instance; parametrize it to compare several agents.
+    """
+    param = getattr(request, "param", None)
+    if param is None:
+        pytest.fail(
+            "no agent to benchmark: pass --pibench-agent=SPEC or define a pibench_agent fixture in conftest.py",
+            pytrace=False,
+        )
+    return param
+
+
+@pytest.fixture
+def pibench_trial(request: pytest.FixtureRequest) -> int:
+    """The trial index of a scenario item (parametrized by ``--pibench-trials``)."""
+    return int(getattr(request, "param", 0))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    if call.when == "call" and item.stash.get(DONE_KEY, False) and ROW_KEY in item.stash:
+        report.pibench_row = item.stash[ROW_KEY]  # builtins only: crosses xdist as-is
+    elif report.failed and ROW_KEY not in item.stash:
+        name = _agent_name(item)
+        if name:
+            report.pibench_agent = name  # a crash row keeps the agent it was set up with
+    return report
+
+
+def _agent_name(item: pytest.Item) -> str | None:
+    """The agent of a scenario item that has no row: from its parametrization or its item body."""
+    if AGENT_NAME_KEY in item.stash:
+        return item.stash[AGENT_NAME_KEY]
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    if "pibench_agent" in params:
+        from pytest_pibench.plugin.item import agent_name_of
+
+        return agent_name_of(params["pibench_agent"])
+    return None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_json_runtest_metadata(item: pytest.Item, call: pytest.CallInfo[None]) -> dict[str, Any] | None:
+    """pytest-json-report: each scenario test carries its episode row as metadata."""
+    if call.when == "call" and item.stash.get(DONE_KEY, False) and ROW_KEY in item.stash:
+        return {"pibench": item.stash[ROW_KEY]}
+    return None

@@ -1,0 +1,339 @@
+"""The controller side: gather result rows from reports, write files, print the summary, apply gates.
+
+Rows arrive on reports (``report.pibench_row``), so the same code works with
+and without xdist. Each row goes to the journal the moment it arrives; the
+results file is folded from them at the end and written atomically, and says
+whether the run was complete. A scenario item that failed without a row (a
+crashed xdist worker, an exception in a fixture, a broken scenario file)
+becomes an error row, never a silent gap.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import time
+from collections import defaultdict
+from typing import Any
+
+import pytest
+
+from pytest_pibench.paths import is_scenario_nodeid
+from pytest_pibench.plugin.options import ERROR_BUDGET_EXIT_CODE, GATE_EXIT_CODE, Settings
+from pytest_pibench.results.document import (
+    RESULTS_FORMAT,
+    RESULTS_FORMAT_VERSION,
+    Journal,
+    atomic_write_json,
+    journal_path,
+    now_iso,
+)
+
+__all__ = ["ResultCollector", "results_document", "validity"]
+_PARAMS = re.compile(r"^(?P<path>[^:]+\.json)::(?P<name>[^\[]+)(?:\[(?P<params>.*)\])?$")
+
+
+def _row_order(agents: list[str]) -> Any:
+    """Agents in command-line order, then scenarios by id and trial (never by completion order)."""
+    rank = {agent: index for index, agent in enumerate(agents)}
+
+    def key(row: dict[str, Any]) -> tuple[int, str, str, int]:
+        agent = str(row.get("agent"))
+        return (rank.get(agent, len(rank)), agent, str(row.get("scenario_id")), int(row.get("trial") or 0))
+
+    return key
+
+
+def validity(
+    rows: list[dict[str, Any]], *, max_error_rate: float, complete: bool = True, ended_by: str | None = None
+) -> dict[str, Any]:
+    """Whether a run's numbers may be published: complete, and error rows within the budget per agent.
+
+    Error rows are failures outside the agent (provider, judge, user
+    simulator, harness, scenario); they are kept out of the rates, so too
+    many of them would let a bad run look good. ``--pibench-max-error-rate``
+    bounds them (default 0).
+    """
+    agents: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        entry = agents.setdefault(str(row.get("agent")), {"rows": 0, "error_rows": 0})
+        entry["rows"] += 1
+        entry["error_rows"] += int(row.get("status") != "completed")
+    problems = []
+    for agent, entry in agents.items():
+        entry["error_rate"] = entry["error_rows"] / entry["rows"] if entry["rows"] else 0.0
+        if entry["error_rate"] > max_error_rate + 1e-12:
+            problems.append(
+                f"{agent}: {entry['error_rows']} error rows of {entry['rows']} "
+                f"({entry['error_rate']:.1%}) > --pibench-max-error-rate {max_error_rate:g}"
+            )
+    if not complete:
+        problems.append(f"partial run: {ended_by or 'it did not finish'}")
+    return {
+        "valid": not problems,
+        "complete": complete,
+        "max_error_rate": max_error_rate,
+        "agents": agents,
+        "problems": problems,
+    }
+
+
+def results_document(
+    rows: list[dict[str, Any]],
+    settings: dict[str, Any],
+    wall_time: float,
+    *,
+    complete: bool = True,
+    planned_items: int | None = None,
+    ended_by: str | None = None,
+    max_error_rate: float = 0.0,
+) -> dict[str, Any]:
+    """Our versioned results file: settings, metrics per agent, validity, every row (with its transcript)."""
+    from pytest_pibench import BENCHMARK_VERSION, __version__
+    from pytest_pibench.results.metrics import compute_metrics
+
+    ordered = sorted(rows, key=_row_order(list(settings.get("agents") or [])))
+    by_agent: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in ordered:
+        by_agent[str(row.get("agent"))].append(row)
+    return {
+        "format": RESULTS_FORMAT,
+        "format_version": RESULTS_FORMAT_VERSION,
+        "pytest_pibench_version": __version__,
+        "benchmark_version": BENCHMARK_VERSION,
+        "created": now_iso(),
+        "wall_time": round(wall_time, 3),
+        "complete": complete,
+        "planned_items": planned_items,
+        "ended_by": ended_by,
+        "validity": validity(ordered, max_error_rate=max_error_rate, complete=complete, ended_by=ended_by),
+        "settings": settings,
+        "agents": {agent: {"metrics": compute_metrics(agent_rows)} for agent, agent_rows in by_agent.items()},
+        "rows": ordered,
+    }
+
+
+class ResultCollector:
+    """Registered as the ``pibench-results`` plugin on every process; acts on the controller only."""
+
+    def __init__(self, config: pytest.Config, settings: Settings) -> None:
+        self.config = config
+        self.settings = settings
+        self.is_worker = hasattr(config, "workerinput")
+        self.rows: dict[str, dict[str, Any]] = {}
+        self.unscored: dict[str, tuple[str, str | None]] = {}
+        self.other_failures = 0
+        self.started = time.monotonic()
+        self.document: dict[str, Any] | None = None
+        self.verdict: Any = None
+        self.baseline: dict[str, Any] | None = None
+        self.gate_overrode: int | None = None
+        self.planned_items: int | None = None
+        self._xdist_planned = False
+        self.journal = Journal(journal_path(settings.results)) if settings.results else None
+
+    # ------------------------------------------------------------------ planning
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if not self.is_worker:
+            self._plan(sum(1 for item in session.items if is_scenario_nodeid(item.nodeid)))
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        if not self._xdist_planned:  # every worker reports the same collection: the first one counts
+            self._xdist_planned = True
+            self._plan(sum(1 for nodeid in ids if is_scenario_nodeid(nodeid)))
+
+    def _plan(self, items: int) -> None:
+        """Scenario items are about to run: open the journal and mark the results file as in progress."""
+        self.planned_items = items
+        if not items:
+            return  # nothing to benchmark: an existing results file is left alone
+        from pytest_pibench.plugin import watch_stop_signals
+
+        watch_stop_signals(self.config)
+        if self.journal is None or self.journal.is_open:
+            return
+        self.journal.open({"settings": self.settings.to_dict(), "started": now_iso()})
+        self.journal.planned(items)
+        assert self.settings.results
+        placeholder = results_document(
+            [],
+            self.settings.to_dict(),
+            0.0,
+            complete=False,
+            planned_items=items,
+            ended_by="running (rows are in the journal)",
+            max_error_rate=self.settings.max_error_rate,
+        )
+        placeholder["journal"] = self.journal.path.name
+        atomic_write_json(self.settings.results, placeholder)
+
+    # ------------------------------------------------------------------ gathering
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if self.is_worker:
+            return
+        row = getattr(report, "pibench_row", None)
+        if isinstance(row, dict):
+            self.rows[report.nodeid] = row
+            self.unscored.pop(report.nodeid, None)
+            if self.journal is not None:
+                if not self.journal.is_open:
+                    self._plan(self.planned_items or 1)
+                self.journal.append(row)
+            return
+        if not report.failed:
+            return
+        if is_scenario_nodeid(report.nodeid):
+            if report.nodeid not in self.rows and report.nodeid not in self.unscored:
+                self.unscored[report.nodeid] = (_failure_text(report), getattr(report, "pibench_agent", None))
+        elif not getattr(report, "context", None):  # a failing subtest is not a test of its own
+            self.other_failures += 1
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if not self.is_worker and report.failed:
+            self.other_failures += 1
+
+    def _crash_rows(self) -> list[dict[str, Any]]:
+        """Error rows for scenario items that failed without a row (crashed worker, broken file...)."""
+        from pytest_pibench.results.rows import error_row
+        from pytest_pibench.scenario.loading import load_scenario
+
+        known_agents = list(dict.fromkeys(str(r.get("agent")) for r in self.rows.values()))
+        fallback = list(self.settings.agents) or known_agents or ["pibench_agent"]
+        rows = []
+        for nodeid, (reason, agent_name) in self.unscored.items():
+            match = _PARAMS.match(nodeid)
+            path, name, params = (match["path"], match["name"], match["params"]) if match else ("", nodeid, None)
+            cause = "harness"
+            if params is None:  # the file itself is broken: it fails for every agent and trial
+                keys = [(a, t) for a in fallback for t in range(self.settings.trials)]
+                cause = "scenario"
+            else:
+                trial = re.search(r"(?:^|-)t(\d+)(?:-|$)", params)
+                agent = agent_name or re.sub(r"(?:^|-)t\d+(?=-|$)", "", params, count=1).strip("-")
+                if not agent:  # an unparametrized pibench_agent fixture failed before naming its agent
+                    agent = known_agents[0] if len(known_agents) == 1 else "pibench_agent"
+                keys = [(agent, int(trial.group(1)) if trial else 0)]
+            scenario = None
+            with contextlib.suppress(Exception):  # the file itself may be what failed
+                scenario = load_scenario(self.config.rootpath / path)
+            for agent, trial_index in keys:
+                row = error_row(
+                    scenario.scenario_id if scenario else name,
+                    reason,
+                    scenario=scenario,
+                    trial=trial_index,
+                    agent=agent,
+                    cause=cause,
+                    termination_reason="scenario_error" if cause == "scenario" else "runtime_error",
+                )
+                row["nodeid"] = nodeid
+                rows.append(row)
+        return rows
+
+    # ------------------------------------------------------------------ finishing
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> Any:
+        if not self.is_worker and (self.rows or self.unscored or (self.journal and self.journal.is_open)):
+            self._finish(session)
+        return (yield)
+
+    def _ended_by(self, session: pytest.Session) -> str | None:
+        """Why the run did not finish, or None when every planned item reported."""
+        from pytest_pibench.episode import interrupt
+
+        if session.exitstatus == pytest.ExitCode.INTERRUPTED or interrupt.requested():
+            return f"interrupted by {interrupt.signal_name() or 'KeyboardInterrupt'}"
+        if session.shouldfail or session.shouldstop:
+            return f"stopped early: {session.shouldfail or session.shouldstop}"
+        done = len(set(self.rows) | set(self.unscored))
+        if self.planned_items is not None and done < self.planned_items:
+            return f"{self.planned_items - done} of {self.planned_items} planned items never reported"
+        return None
+
+    def _finish(self, session: pytest.Session) -> None:
+        from pytest_pibench.plugin.gates import check_gates
+
+        rows = list(self.rows.values()) + self._crash_rows()
+        wall = time.monotonic() - self.started
+        ended_by = self._ended_by(session)
+        self.document = results_document(
+            rows,
+            self.settings.to_dict(),
+            wall,
+            complete=ended_by is None,
+            planned_items=self.planned_items,
+            ended_by=ended_by,
+            max_error_rate=self.settings.max_error_rate,
+        )
+        self._write_files(wall)
+        exitstatus = session.exitstatus
+        if exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+            return  # interrupted, internal or usage error: that is the outcome
+        over_budget = any("error rows" in p for p in self.document["validity"]["problems"])
+        if self.settings.has_gate:
+            metrics = {a: v["metrics"] for a, v in self.document["agents"].items()}
+            self.verdict = check_gates(self.settings, metrics, self.document["rows"], self.baseline)
+        if over_budget:
+            self.gate_overrode = int(exitstatus)
+            session.exitstatus = ERROR_BUDGET_EXIT_CODE
+        elif self.verdict is not None and not self.verdict.passed:
+            self.gate_overrode = int(exitstatus)
+            session.exitstatus = GATE_EXIT_CODE
+        elif self.verdict is not None and exitstatus == pytest.ExitCode.TESTS_FAILED and not self.other_failures:
+            # With a gate, failing scenarios are expected; the gate is the verdict.
+            self.gate_overrode = int(exitstatus)
+            session.exitstatus = pytest.ExitCode.OK
+
+    def _write_files(self, wall: float) -> None:
+        from pytest_pibench.results.leaderboard import leaderboard_path, to_leaderboard
+
+        assert self.document is not None
+        if self.settings.results:
+            atomic_write_json(self.settings.results, self.document)
+            if self.journal is not None:
+                self.journal.close(remove=True)  # every row is in the results file now
+        if self.settings.leaderboard:
+            agents = list(self.document["agents"])
+            for agent in agents:
+                mine = [r for r in self.document["rows"] if r.get("agent") == agent]
+                target = leaderboard_path(str(self.settings.leaderboard), agent, several=len(agents) > 1)
+                artifact = to_leaderboard(mine, agent_id=agent, time_used=round(wall, 3))
+                artifact["pibench_validity"] = validity(
+                    mine,
+                    max_error_rate=self.settings.max_error_rate,
+                    complete=self.document["complete"],
+                    ended_by=self.document["ended_by"],
+                )
+                atomic_write_json(target, artifact)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.is_worker or self.document is None:
+            return
+        from pytest_pibench.plugin.summary import write_summary
+
+        write_summary(terminalreporter, self)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_json_modifyreport(self, json_report: dict[str, Any]) -> None:
+        """pytest-json-report: a ``pibench`` block with the settings and the metrics per agent."""
+        if self.document is None:
+            return
+        json_report["pibench"] = {
+            "format": RESULTS_FORMAT,
+            "format_version": RESULTS_FORMAT_VERSION,
+            "benchmark_version": self.document["benchmark_version"],
+            "complete": self.document["complete"],
+            "validity": self.document["validity"],
+            "settings": self.document["settings"],
+            "agents": self.document["agents"],
+            "gate": None if self.verdict is None else {"passed": self.verdict.passed, "lines": self.verdict.lines},
+        }
+
+
+def _failure_text(report: pytest.TestReport) -> str:
+    text = str(report.longrepr).strip() if report.longrepr else ""
+    return text[:4000] or f"{report.when} failed"

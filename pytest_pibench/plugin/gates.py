@@ -1,0 +1,249 @@
+"""CI gates: metric thresholds (``--pibench-fail-under``) and regressions against a baseline run."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_pibench.plugin.options import Gate, Settings
+from pytest_pibench.results.metrics import compute_metrics
+from pytest_pibench.vocab import COLUMNS, GROUPS, slug
+
+__all__ = [
+    "GateVerdict",
+    "baseline_agents",
+    "baseline_problem",
+    "check_gates",
+    "load_baseline",
+    "metric_value",
+    "parse_baseline_spec",
+    "unknown_metric",
+]
+
+_ALIASES = {
+    "compliance": ("compliance_rate",),
+    "full_compliance": ("compliance_rate",),
+    "overall": ("overall_score",),
+    "tier1_overall": ("extended", "tier1_overall_score"),
+    "semantic": ("extended", "semantic_score"),
+}
+_PASS_K = re.compile(r"^pass\^(\d+)$")
+_NAMED = {slug(name): ("by_column", name, "score") for name in COLUMNS} | {
+    slug(name): ("by_group", name) for name in GROUPS
+}
+
+
+def unknown_metric(name: str) -> str | None:
+    """Why ``name`` is not a gateable metric, or None."""
+    key = slug(name) if not _PASS_K.match(name.strip()) else name.strip()
+    if key in _ALIASES or key in _NAMED or _PASS_K.match(key):
+        return None
+    known = ", ".join([*_ALIASES, "pass^K", "a column or group name (e.g. 'Policy Activation')"])
+    return f"unknown metric {name!r}; use one of: {known}"
+
+
+def metric_value(metrics: Mapping[str, Any], name: str) -> float | None:
+    """The value of a gateable metric in a ``compute_metrics`` payload (None when absent)."""
+    match = _PASS_K.match(name.strip())
+    path: Sequence[str]
+    if match:
+        path = ("extended", "pass_hat_k", match.group(1))
+    else:
+        key = slug(name)
+        path = _ALIASES.get(key) or _NAMED[key]
+    value: Any = metrics
+    for part in path:
+        if not isinstance(value, Mapping) or part not in value:
+            return None
+        value = value[part]
+    return float(value) if isinstance(value, int | float) else None
+
+
+@dataclass
+class GateVerdict:
+    passed: bool = True
+    lines: list[str] = field(default_factory=list)
+
+    def fail(self, line: str) -> None:
+        self.passed = False
+        self.lines.append(f"FAIL {line}")
+
+    def ok(self, line: str) -> None:
+        self.lines.append(f"ok   {line}")
+
+    def info(self, line: str) -> None:
+        """What was compared: neither a pass nor a failure."""
+        self.lines.append(f"info {line}")
+
+
+def load_baseline(path: str) -> dict[str, Any]:
+    """Read a results file written by ``--pibench-results`` (raises ValueError with the reason)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ValueError(f"cannot read baseline {path}: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"baseline {path} is not JSON: {exc}") from None
+    if not isinstance(data, dict) or data.get("format") != "pibench-results":
+        raise ValueError(f"baseline {path} is not a pi-bench results file (no format: pibench-results)")
+    return data
+
+
+def _gated_names(settings: Settings) -> list[str]:
+    return [g.metric for g in settings.fail_under] or ["compliance", "overall"]
+
+
+_ERROR_STATUSES = ("error", "validation_error")
+
+
+def parse_baseline_spec(text: str) -> tuple[str, str | None]:
+    """``PATH`` or ``PATH::AGENT`` -> (path, agent or None); split on the last ``::`` (``C:`` stays in the path).
+
+    Raises ValueError for an empty path or an empty agent name.
+    """
+    path, sep, agent = text.rpartition("::")
+    if not sep:
+        path, agent = text, ""
+    path, agent = path.strip(), agent.strip()
+    if not path:
+        raise ValueError(f"no results file in {text!r} (use PATH or PATH::AGENT)")
+    if sep and not agent:
+        raise ValueError(f"no agent after '::' in {text!r} (use PATH or PATH::AGENT)")
+    return path, agent or None
+
+
+def baseline_agents(baseline: Mapping[str, Any]) -> list[str]:
+    """The agents of a baseline results file: its ``agents`` block, then any agent only its rows name."""
+    names = [str(a) for a in baseline.get("agents") or {}]
+    for row in _base_rows(baseline):
+        if str(row.get("agent")) not in names:
+            names.append(str(row.get("agent")))
+    return names
+
+
+def baseline_problem(spec: str, baseline: Mapping[str, Any], agents: Sequence[str]) -> str | None:
+    """Why ``--pibench-baseline=spec`` cannot work with these ``--pibench-agent`` specs (None when it can).
+
+    Checked at start-up: a named baseline agent must be in the file, and it can
+    stand in for exactly one current agent.
+    """
+    path, named = parse_baseline_spec(spec)
+    if named is None:
+        return None
+    known = baseline_agents(baseline)
+    if named not in known:
+        return f"no agent {named!r} in baseline {path} (has: {', '.join(known) or 'none'})"
+    if len(agents) > 1:
+        return (
+            f"{spec!r} names one baseline agent but {len(agents)} agents run ({', '.join(agents)}); "
+            "name it only with a single --pibench-agent, or drop '::AGENT' to compare each agent with itself"
+        )
+    return None
+
+
+def _base_rows(baseline: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    rows = [r for r in baseline.get("rows") or [] if isinstance(r, Mapping)]
+    sole = list(baseline.get("agents") or {})
+    default = str(sole[0]) if len(sole) == 1 else None  # an agent-less row of a one-agent file is that agent's
+    return [r if r.get("agent") is not None or default is None else {**r, "agent": default} for r in rows]
+
+
+def _keyed(rows: Sequence[Mapping[str, Any]], agent: str) -> dict[tuple[str, int], Mapping[str, Any]]:
+    return {(str(r.get("scenario_id")), int(r.get("trial") or 0)): r for r in rows if str(r.get("agent")) == agent}
+
+
+def _rows_word(n: int) -> str:
+    return f"{n} row" if n == 1 else f"{n} rows"
+
+
+def check_gates(
+    settings: Settings,
+    metrics_by_agent: Mapping[str, Mapping[str, Any]],
+    rows: Sequence[Mapping[str, Any]],
+    baseline: Mapping[str, Any] | None,
+) -> GateVerdict:
+    """Apply every gate to every agent of the run.
+
+    Thresholds (``--pibench-fail-under``) read the whole run's metrics. The
+    baseline comparison is like with like: rows are matched by (agent,
+    scenario_id, trial), the gated metrics are recomputed on both sides over the
+    matched rows only (error rows on either side left out), and a scenario
+    regresses when its matched row passed in the baseline and fails now.
+    """
+    verdict = GateVerdict()
+    for agent, metrics in metrics_by_agent.items():
+        for gate in settings.fail_under:
+            _threshold(verdict, agent, metrics, gate)
+    if baseline is None:
+        return verdict
+    _, named = parse_baseline_spec(settings.baseline or "")
+    base_rows = _base_rows(baseline)
+    known = baseline_agents(baseline)
+    agents = list(dict.fromkeys([*metrics_by_agent, *(str(r.get("agent")) for r in rows)]))
+    if named is not None and len(agents) > 1:
+        verdict.fail(f"baseline agent {named!r} named, but {len(agents)} agents ran ({', '.join(agents)}); "
+                     "name a baseline agent only for a run of one agent")
+        return verdict
+    for agent in agents:
+        base_agent = named or agent
+        if base_agent not in known:
+            verdict.fail(
+                f"{agent}: no run of this agent in the baseline (has: {', '.join(known) or 'none'}); "
+                "to compare with another agent, name it: --pibench-baseline=PATH::AGENT"
+            )
+            continue
+        _compare(verdict, settings, agent, base_agent, _keyed(rows, agent), _keyed(base_rows, base_agent))
+    return verdict
+
+
+def _compare(
+    verdict: GateVerdict,
+    settings: Settings,
+    agent: str,
+    base_agent: str,
+    now: Mapping[tuple[str, int], Mapping[str, Any]],
+    before: Mapping[tuple[str, int], Mapping[str, Any]],
+) -> None:
+    who = agent if agent == base_agent else f"{agent} (baseline agent {base_agent})"
+    matched = [key for key in now if key in before]
+    errors_now = sum(1 for k in matched if now[k].get("status") in _ERROR_STATUSES)
+    errors_before = sum(1 for k in matched if before[k].get("status") in _ERROR_STATUSES)
+    keys = [k for k in matched if now[k].get("status") not in _ERROR_STATUSES
+            and before[k].get("status") not in _ERROR_STATUSES]
+    verdict.info(
+        f"{who}: {_rows_word(len(keys))} compared by (agent, scenario, trial) with the baseline; "
+        f"left out: {len(now) - len(matched)} of this run's {len(now)} (not in the baseline), "
+        f"{len(before) - len(matched)} of the baseline's {len(before)} (not in this run), "
+        f"{_rows_word(len(matched) - len(keys))} with an error ({errors_now} now, {errors_before} in the baseline)"
+    )
+    if not keys:
+        verdict.fail(
+            f"{who}: nothing to compare: no (scenario, trial) of this run "
+            + ("is in the baseline without an error" if matched else "is in the baseline")
+        )
+        return
+    metrics_now = compute_metrics(now[k] for k in keys)
+    metrics_before = compute_metrics(before[k] for k in keys)
+    for name in _gated_names(settings):
+        value, reference = metric_value(metrics_now, name), metric_value(metrics_before, name)
+        if value is None or reference is None:
+            continue
+        line = f"{who}: {name} {value:.4f} vs baseline {reference:.4f} (tolerance {settings.tolerance:g})"
+        (verdict.fail if reference - value > settings.tolerance + 1e-12 else verdict.ok)(line)
+    for key in keys:
+        if before[key].get("all_passed") and not now[key].get("all_passed"):
+            verdict.fail(f"{who}: {key[0]} trial {key[1]} passed in the baseline and fails now")
+
+
+def _threshold(verdict: GateVerdict, agent: str, metrics: Mapping[str, Any], gate: Gate) -> None:
+    value = metric_value(metrics, gate.metric)
+    if value is None:
+        verdict.fail(f"{agent}: {gate.metric} is not available in this run (needed >= {gate.value:g})")
+    elif value + 1e-12 < gate.value:
+        verdict.fail(f"{agent}: {gate.metric} = {value:.4f} < {gate.value:g}")
+    else:
+        verdict.ok(f"{agent}: {gate.metric} = {value:.4f} >= {gate.value:g}")

@@ -1,0 +1,164 @@
+"""The body of a scenario item: run the episode, report every check as a subtest."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import pytest
+
+from pytest_pibench.episode.seeds import derive_seed
+from pytest_pibench.participants.specs import AgentSpec, resolve_agent, resolve_judge, resolve_user
+from pytest_pibench.results.resume import fingerprint, run_key
+from pytest_pibench.runner import run_one, seed_key
+from pytest_pibench.scenario.models import Scenario
+
+__all__ = ["agent_name_of", "agent_spec_of", "run_scenario_item"]
+
+_SPECS = pytest.StashKey[dict[str, AgentSpec]]()
+
+
+def _cached(config: pytest.Config, key: str, make: Any) -> AgentSpec:
+    cache = config.stash.setdefault(_SPECS, {})
+    if key not in cache:
+        cache[key] = make()
+    spec: AgentSpec = cache[key]
+    return spec
+
+
+def agent_spec_of(value: Any, config: pytest.Config) -> AgentSpec:
+    """What a ``pibench_agent`` fixture returned, as an :class:`AgentSpec`.
+
+    Accepted: a spec string, an AgentSpec, an agent class, a zero-argument
+    factory, or an agent instance.
+    """
+    if isinstance(value, AgentSpec):
+        return value
+    if isinstance(value, str):
+        from pytest_pibench.plugin import SETTINGS_KEY
+
+        params = config.stash[SETTINGS_KEY].params("agent")
+        return _cached(config, f"agent:{value}", lambda: resolve_agent(value, params))
+    name = agent_name_of(value)
+    if inspect.isclass(value) or inspect.isfunction(value):
+        return AgentSpec(name, lambda scenario: value())
+    if callable(getattr(value, "generate", None)):
+        return AgentSpec(name, lambda scenario: value)
+    raise pytest.UsageError(
+        f"pibench_agent returned {value!r}: return a spec string, an agent class, a factory or an agent"
+    )
+
+
+def agent_name_of(value: Any) -> str:
+    """The name rows carry for what a ``pibench_agent`` fixture returned (or a parametrize value)."""
+    if isinstance(value, AgentSpec):
+        return value.name
+    if isinstance(value, str):
+        return value
+    name = getattr(value, "pibench_name", None) or getattr(value, "model_name", None)
+    if isinstance(name, str):
+        return name
+    if inspect.isclass(value) or inspect.isfunction(value):
+        return f"{value.__module__}:{value.__qualname__}"
+    return type(value).__name__
+
+
+def _error_text(row: dict[str, Any]) -> str:
+    detail = row.get("error_detail") or {}
+    text = f"episode error ({row.get('termination_reason')}): {row.get('error')}"
+    if detail.get("traceback"):
+        text += f"\n\n{detail['traceback'].rstrip()}"
+    return text
+
+
+def _failed_checks_text(row: dict[str, Any]) -> str:
+    """One readable failure per scenario: every failed Tier-1 check (details are bounded upstream)."""
+    checks = [c for c in row["outcome_checks"] if c.get("tier", 1) == 1 and c["passed"] is not None]
+    failed = [c for c in checks if c["passed"] is False]
+    head = f"{len(failed)} of {len(checks)} checks failed [{row.get('label')} -> {row.get('canonical_decision')}]"
+    lines = [f"  {c['outcome_id']} [{c['type']}]: {c['detail']}" for c in failed[:50]]
+    if len(failed) > 50:
+        lines.append(f"  ... and {len(failed) - 50} more")
+    if row.get("failure_cause") == "agent":  # scored like any ending, but say why it ended
+        lines += ["", _error_text(row)[:8000]]
+    return "\n".join([head, *lines])
+
+
+def _report_check(check: dict[str, Any]) -> None:
+    __tracebackhide__ = True
+    label = f"{check['outcome_id']} [{check['type']}]: {check['detail']}"
+    if check.get("tier") == 2:
+        if not check["passed"]:
+            pytest.xfail(f"Tier 2 (reported, not gating): {label}")
+        return
+    if not check["passed"]:
+        pytest.fail(label, pytrace=False)
+
+
+def run_scenario_item(
+    request: pytest.FixtureRequest, scenario: Scenario, agent: Any, trial: int, subtests: pytest.Subtests
+) -> None:
+    from pytest_pibench.plugin import AGENT_NAME_KEY, DONE_KEY, ROW_KEY, SETTINGS_KEY, watch_stop_signals
+
+    config = request.config
+    settings = config.stash[SETTINGS_KEY]
+    item = request.node
+    watch_stop_signals(config)
+    item.stash[AGENT_NAME_KEY] = agent_name_of(agent)
+    spec = agent_spec_of(agent, config)
+    item.stash[AGENT_NAME_KEY] = spec.name
+    seed = derive_seed(settings.seed, seed_key(scenario), trial)
+    key = run_key(scenario.source_path, spec.name, trial, seed, settings.to_dict())
+    row, resume = _resumed(config, spec.name, scenario, trial, key)
+    if row is None:
+        row = _run(config, settings, scenario, spec, trial)
+    if resume is not None:
+        row["resume"] = resume
+    row["fingerprint"] = {"sha256": fingerprint(key), "key": key}
+    row["nodeid"] = item.nodeid
+    item.stash[ROW_KEY] = row
+    try:
+        if row["status"] == "error":
+            pytest.fail(_error_text(row), pytrace=False)
+        for check in row["outcome_checks"]:
+            if check["passed"] is None:
+                continue  # a Tier-2 check nobody judged: counted in the summary, not a test outcome
+            with subtests.test(msg=str(check["outcome_id"])):
+                _report_check(check)
+        if not row["all_passed"]:
+            pytest.fail(_failed_checks_text(row), pytrace=False)
+    finally:
+        item.stash[DONE_KEY] = True
+
+
+def _resumed(
+    config: pytest.Config, agent: str, scenario: Scenario, trial: int, key: dict[str, Any]
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """``(earlier row to reuse or None, the row's resume note)``; ``(None, None)`` without ``--pibench-resume``."""
+    from pytest_pibench.plugin import RESUME_KEY
+
+    index = config.stash.get(RESUME_KEY, None)
+    if index is None:
+        return None, None
+    row, reason = index.lookup(agent, scenario.scenario_id, trial, key)
+    if row is None:
+        return None, {"reused": False, "reason": reason, "source": index.source}
+    return dict(row), {"reused": True, "source": index.source}
+
+
+def _run(config: pytest.Config, settings: Any, scenario: Scenario, spec: AgentSpec, trial: int) -> dict[str, Any]:
+    user = _cached(config, f"user:{settings.user}", lambda: resolve_user(settings.user, settings.params("user")))
+    judge = resolve_judge(settings.judge, settings.params("judge")) if settings.judge else None
+    row = run_one(
+        scenario,
+        spec,
+        trial=trial,
+        base_seed=settings.seed,
+        user_factory=user.build,
+        judge_factory=judge,
+        max_steps=settings.max_steps,
+        timeout=settings.timeout,
+        max_tool_calls_per_message=settings.max_tool_calls_per_message,
+        max_tool_calls=settings.max_tool_calls,
+    )
+    return row

@@ -1,0 +1,188 @@
+"""The terminal summary: one compact table (metrics x agents), then the failed scenarios and gates."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from pytest_pibench.plugin.options import ERROR_BUDGET_EXIT_CODE, GATE_EXIT_CODE
+from pytest_pibench.vocab import GROUPS
+
+if TYPE_CHECKING:
+    from pytest_pibench.plugin.collector import ResultCollector
+
+__all__ = ["summary_lines", "write_summary"]
+
+_FLAGS = (
+    ("Violation rate", "violation_rate"),
+    ("Forbidden-attempt rate", "attempt_rate"),
+    ("Under-refusal rate", "under_refusal_rate"),
+    ("Over-refusal rate", "over_refusal_rate"),
+    ("Escalation accuracy", "escalation_accuracy_rate"),
+)
+
+
+def _num(value: Any) -> str:
+    return f"{value:.3f}" if isinstance(value, int | float) else "-"
+
+
+def _at(metrics: Mapping[str, Any], path: tuple[str, ...]) -> Any:
+    value: Any = metrics
+    for key in path:
+        value = value.get(key) if isinstance(value, Mapping) else None
+    return value
+
+
+def _interval(value: Any) -> str:
+    return f"{value[0]:.2f}-{value[1]:.2f}" if value else "-"
+
+
+def _counts(rows: list[Mapping[str, Any]]) -> dict[str, int]:
+    """Plain counts of one agent's rows: scenarios, Tier-1 checks, agent failures, error rows."""
+    scored = [r for r in rows if r.get("status") == "completed"]
+    checks = [c for r in scored for c in r.get("outcome_checks") or [] if c.get("tier", 1) == 1]
+    return {
+        "passed": sum(1 for r in scored if r.get("all_passed")),
+        "failed": sum(1 for r in scored if not r.get("all_passed")),
+        "checks_passed": sum(1 for c in checks if c.get("passed") is True),
+        "checks_failed": sum(1 for c in checks if c.get("passed") is False),
+        "agent_failures": sum(1 for r in scored if r.get("failure_cause") == "agent"),
+        "errors": len(rows) - len(scored),
+    }
+
+
+def _count_rows(document: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
+    by_agent = {agent: [r for r in document["rows"] if r.get("agent") == agent] for agent in document["agents"]}
+    counts = [_counts(rows) for rows in by_agent.values()]
+    return [
+        ("Scenarios passed / failed", [f"{c['passed']} / {c['failed']}" for c in counts]),
+        ("Checks passed / failed", [f"{c['checks_passed']} / {c['checks_failed']}" for c in counts]),
+        ("  agent failures (scored)", [str(c["agent_failures"]) for c in counts]),
+        ("Error rows (not scored)", [str(c["errors"]) for c in counts]),
+    ]
+
+
+def _table(metrics: Mapping[str, Mapping[str, Any]], trials: int) -> list[tuple[str, list[str]]]:
+    spec: list[tuple[str, tuple[str, ...], Callable[[Any], str]]] = [
+        ("Overall", ("overall_score",), _num),
+        ("Full compliance", ("compliance_rate",), _num),
+        ("  95% interval", ("extended", "compliance_interval_95"), _interval),
+        ("Tier-1 overall", ("extended", "tier1_overall_score"), _num),
+        ("Semantic score", ("extended", "semantic_score"), _num),
+    ]
+    for group, columns in GROUPS.items():
+        spec.append((group, ("by_group", group), _num))
+        spec += [(f"  {column}", ("by_column", column, "score"), _num) for column in columns]
+    if trials > 1:
+        spec += [(f"pass^{k}", ("extended", "pass_hat_k", str(k)), _num) for k in range(1, trials + 1)]
+    spec += [(label, ("event_flag_rates", key), _num) for label, key in _FLAGS]
+    rows = [(label, [fmt(_at(m, path)) for m in metrics.values()]) for label, path, fmt in spec]
+    if any(_at(m, ("extended", "usage")) for m in metrics.values()):
+        rows.append(("Cost (USD)", [_cost(_at(m, ("extended", "usage", "cost_usd"))) for m in metrics.values()]))
+        rows.append(("Tokens in/out", [_tokens(_at(m, ("extended", "usage"))) for m in metrics.values()]))
+        for role in ("agent", "user", "judge"):
+            label = f"  {role} cost / calls"
+            values = [_role(_at(m, ("extended", "usage", "by_role", role))) for m in metrics.values()]
+            if any(v != "-" for v in values):
+                rows.append((label, values))
+    return rows
+
+
+def _cost(value: Any) -> str:
+    return f"{value:.4f}" if isinstance(value, int | float) else "-"
+
+
+def _tokens(usage: Any) -> str:
+    if not isinstance(usage, Mapping):
+        return "-"
+    return f"{int(usage['prompt_tokens'])}/{int(usage['completion_tokens'])}"
+
+
+def _role(usage: Any) -> str:
+    if not isinstance(usage, Mapping):
+        return "-"
+    return f"{usage['cost_usd']:.4f} / {int(usage['calls'])}"
+
+
+def summary_lines(document: Mapping[str, Any]) -> list[str]:
+    """The table and the failed scenarios, as plain lines."""
+    metrics = {agent: data["metrics"] for agent, data in document["agents"].items()}
+    table = _table(metrics, int(document["settings"].get("trials", 1))) + _count_rows(document)
+    width = max(len(label) for label, _ in table) + 2
+    cols = [max(12, len(agent) + 2) for agent in metrics]
+    lines = _banner(document)
+    lines += ["".ljust(width) + "".join(a.rjust(w) for a, w in zip(metrics, cols, strict=True))]
+    lines += [
+        label.ljust(width) + "".join(v.rjust(w) for v, w in zip(values, cols, strict=True)) for label, values in table
+    ]
+    lines.append(f"Wall time: {document['wall_time']:.1f}s")
+    lines += _resume_lines(document["rows"])
+    failed = [r for r in document["rows"] if r.get("status") != "completed" or not r.get("all_passed")]
+    if failed:
+        lines += ["", f"Failed scenarios ({len(failed)}):"]
+        for row in failed:
+            lines.append("  " + _failure(row))
+    return lines
+
+
+def _banner(document: Mapping[str, Any]) -> list[str]:
+    """A partial or invalid run says so before any number."""
+    lines = []
+    if document.get("complete") is False:
+        done = len({r.get("nodeid") for r in document["rows"]})
+        planned = document.get("planned_items")
+        of = f" of {planned}" if planned is not None else ""
+        lines.append(f"PARTIAL RUN: {done}{of} items finished; {document.get('ended_by')}")
+    problems = (document.get("validity") or {}).get("problems") or []
+    if problems:
+        lines.append(f"NOT VALID FOR THE LEADERBOARD: {'; '.join(problems)}")
+    return lines
+
+
+def _resume_lines(rows: list[Mapping[str, Any]]) -> list[str]:
+    notes = [r["resume"] for r in rows if isinstance(r.get("resume"), Mapping)]
+    if not notes:
+        return []
+    reused = sum(1 for n in notes if n.get("reused"))
+    reasons: dict[str, int] = {}
+    for note in notes:
+        if not note.get("reused"):
+            reasons[str(note.get("reason"))] = reasons.get(str(note.get("reason")), 0) + 1
+    why = "; ".join(f"{count} {reason}" for reason, count in sorted(reasons.items()))
+    line = f"Resume: reused {reused} of {len(notes)} rows from {notes[0].get('source')}"
+    return [line + (f"; re-ran {len(notes) - reused}: {why}" if reasons else "")]
+
+
+def _failure(row: Mapping[str, Any]) -> str:
+    head = f"{row.get('agent')} {row.get('scenario_id')} t{row.get('trial', 0)}"
+    if row.get("status") == "error":
+        cause = row.get("failure_cause") or "harness"
+        return f"{head}: ERROR ({cause}) {row.get('termination_reason')}: {str(row.get('error') or '')[:160]}"
+    first = next(
+        (c for c in row.get("outcome_checks") or [] if c.get("passed") is False and c.get("tier", 1) == 1), None
+    )
+    decision = f"[{row.get('label')} -> {row.get('canonical_decision')}]"
+    if first is None:
+        return f"{head} {decision}: {row.get('termination_reason')}"
+    return f"{head} {decision} {first['outcome_id']}: {str(first['detail'])[:160]}"
+
+
+def write_summary(terminal: Any, collector: ResultCollector) -> None:
+    document = collector.document
+    assert document is not None
+    terminal.write_sep("=", "pi-bench summary")
+    for line in summary_lines(document):
+        terminal.write_line(line)
+    if collector.settings.results:
+        terminal.write_line(f"Results: {collector.settings.results}")
+    validity = document.get("validity") or {}
+    if any("error rows" in p for p in validity.get("problems") or []):
+        terminal.write_line(f"Error budget: EXCEEDED (exit code {ERROR_BUDGET_EXIT_CODE}); see the error rows above")
+    verdict = collector.verdict
+    if verdict is not None:
+        state = "PASSED" if verdict.passed else f"FAILED (exit code {GATE_EXIT_CODE})"
+        terminal.write_line(f"Gate: {state}")
+        for line in verdict.lines:
+            terminal.write_line(f"  {line}")
+        if verdict.passed and collector.gate_overrode is not None:
+            terminal.write_line("  (failing scenarios do not fail the run when a gate is set; the gate decides)")

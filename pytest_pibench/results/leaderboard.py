@@ -1,0 +1,117 @@
+"""The AgentBeats leaderboard artifact (upstream-evaluation.md §8.4)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from pytest_pibench.results.metrics import compute_metrics
+
+__all__ = ["leaderboard_path", "to_leaderboard"]
+
+_DETAIL_KEYS = (
+    "scenario_id",
+    "trial",
+    "domain",
+    "domain_name",
+    "leaderboard_primary",
+    "label",
+    "status",
+    "reward",
+    "all_passed",
+    "semantic_score",
+    "canonical_decision",
+    "decision_channel",
+    "decision_valid",
+    "decision_error",
+    "event_flags",
+)
+_OPTIONAL_KEYS = ("benchmark_version", "error", "seed", "duration", "tool_calls", "dimensions")
+
+
+def _reward(row: Mapping[str, Any]) -> float:
+    value = row.get("reward")
+    if isinstance(value, int | float):
+        return float(value)
+    return 1.0 if row.get("all_passed") else 0.0
+
+
+def _detail(row: Mapping[str, Any]) -> dict[str, Any]:
+    defaults: dict[str, Any] = {"semantic_score": 0.0, "canonical_decision": "", "status": "unknown", "event_flags": {}}
+    detail = {key: row.get(key, defaults.get(key)) for key in _DETAIL_KEYS}
+    detail["reward"] = _reward(row)
+    for key in _OPTIONAL_KEYS:
+        if row.get(key):
+            detail[key] = row[key]
+    checks = row.get("outcome_checks")
+    if checks:
+        detail["outcome_checks"] = [
+            {
+                "outcome_id": c.get("outcome_id"),
+                "type": c.get("type"),
+                "passed": c.get("passed"),
+                "detail": c.get("detail"),
+                "dimension": "",
+            }
+            for c in checks
+        ]
+    return detail
+
+
+def to_leaderboard(
+    rows: Iterable[Mapping[str, Any]],
+    *,
+    agent_id: str = "agent",
+    domain: str = "policy_compliance",
+    time_used: float = 0.0,
+) -> dict[str, Any]:
+    """Build ``{"participants": ..., "results": [...]}`` from the rows of one agent.
+
+    Rows are sorted by ``(scenario_id, trial)``; ``score`` sums rewards over
+    every row (error rows count 0) and ``pass_rate`` is a percentage, as upstream.
+    """
+    ordered = sorted(rows, key=lambda r: (str(r.get("scenario_id", "")), int(r.get("trial") or 0)))
+    rewards = [_reward(r) for r in ordered]
+    counts = Counter(str(r.get("scenario_id")) for r in ordered)
+    by_id: dict[str, float] = {}
+    for row, reward in zip(ordered, rewards, strict=True):
+        sid = str(row.get("scenario_id"))
+        key = f"{sid}#trial_{int(row.get('trial') or 0)}" if counts[sid] > 1 else sid
+        by_id[key] = reward
+    label_breakdown: dict[str, dict[str, int]] = {}
+    for row in ordered:
+        entry = label_breakdown.setdefault(str(row.get("label") or ""), {"total": 0, "passed": 0})
+        entry["total"] += 1
+        entry["passed"] += int(bool(row.get("all_passed")))
+    metrics = compute_metrics(ordered)
+    score = sum(rewards)
+    return {
+        "participants": {"agent": agent_id},
+        "results": [
+            {
+                "domain": domain,
+                "score": score,
+                "max_score": float(len(ordered)),
+                "pass_rate": score / len(ordered) * 100 if ordered else 0.0,
+                "time_used": time_used,
+                "task_rewards": {str(i): r for i, r in enumerate(rewards)},
+                "task_rewards_by_scenario_id": by_id,
+                "metrics": metrics,
+                "flag_summary": dict(metrics["event_flag_rates"]),
+                "label_breakdown": label_breakdown,
+                "scenario_details": [_detail(r) for r in ordered],
+            }
+        ],
+    }
+
+
+def leaderboard_path(path: str | Path, agent: str, *, several: bool) -> Path:
+    """Where an agent's artifact goes: ``path`` itself, or ``<stem>.<agent>.json`` when several agents ran."""
+    target = Path(path)
+    if not several:
+        return target
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", agent).strip("_")
+    return target.with_name(f"{target.stem}.{safe}{target.suffix}")

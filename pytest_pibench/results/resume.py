@@ -1,0 +1,95 @@
+"""Resuming a run: reuse the finished rows whose inputs are unchanged, re-run the rest.
+
+Every row records a fingerprint of what decided it: the scenario file's
+content, the agent, the trial and its seed, and every setting that changes
+results (user, judge, limits, model arguments). ``--pibench-resume PATH``
+reads the results file or the journal of an earlier run, and an item whose
+fingerprint matches a finished row there reuses that row instead of running.
+Error rows (failures outside the agent) are always re-run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from pytest_pibench.results.document import read_results
+
+__all__ = ["ResumeIndex", "load_resume", "run_key"]
+
+_SETTINGS_NOT_IN_KEY = ("agents", "trials")
+"""Settings that select what runs but do not change one episode's result."""
+
+
+@cache
+def _file_sha256(path: str) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def run_key(
+    scenario_file: Path | None, agent: str, trial: int, seed: int | None, settings: Mapping[str, Any]
+) -> dict[str, Any]:
+    """What decides one episode's result (builtins only; stored in the row as ``fingerprint``)."""
+    return {
+        "scenario_sha256": _file_sha256(str(scenario_file)) if scenario_file else None,
+        "agent": agent,
+        "trial": trial,
+        "seed": seed,
+        "settings": {k: v for k, v in sorted(settings.items()) if k not in _SETTINGS_NOT_IN_KEY},
+    }
+
+
+def fingerprint(key: Mapping[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _difference(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
+    if old.get("scenario_sha256") != new.get("scenario_sha256"):
+        return "scenario file changed"
+    if old.get("seed") != new.get("seed"):
+        return "seed differs"
+    before, now = old.get("settings") or {}, new.get("settings") or {}
+    changed = sorted(k for k in set(before) | set(now) if before.get(k) != now.get(k))
+    return f"settings differ: {', '.join(changed)}" if changed else "fingerprint differs"
+
+
+class ResumeIndex:
+    """The rows of an earlier run, by (agent, scenario id, trial)."""
+
+    def __init__(self, source: str, rows: list[dict[str, Any]]) -> None:
+        self.source = source
+        self.rows = {(str(r.get("agent")), str(r.get("scenario_id")), int(r.get("trial") or 0)): r for r in rows}
+
+    def to_builtins(self) -> dict[str, Any]:
+        """What crosses to xdist workers."""
+        return {"source": self.source, "rows": list(self.rows.values())}
+
+    @classmethod
+    def from_builtins(cls, data: Mapping[str, Any]) -> ResumeIndex:
+        return cls(str(data["source"]), list(data["rows"]))
+
+    def lookup(
+        self, agent: str, scenario_id: str, trial: int, key: Mapping[str, Any]
+    ) -> tuple[dict[str, Any] | None, str]:
+        """``(row to reuse, "")`` or ``(None, why it is re-run)``."""
+        row = self.rows.get((agent, scenario_id, trial))
+        if row is None:
+            return None, "not in the earlier run"
+        if row.get("status") != "completed":
+            return None, "error row in the earlier run"
+        stored = row.get("fingerprint")
+        if not isinstance(stored, Mapping) or not isinstance(stored.get("key"), Mapping):
+            return None, "the earlier row has no fingerprint"
+        if stored.get("sha256") != fingerprint(key):
+            return None, _difference(stored["key"], key)
+        return row, ""
+
+
+def load_resume(path: str) -> ResumeIndex:
+    """Read a results file or journal to resume from (ValueError with the reason)."""
+    document = read_results(path)
+    return ResumeIndex(path, [r for r in document.get("rows") or [] if isinstance(r, dict)])

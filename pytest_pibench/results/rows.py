@@ -1,0 +1,131 @@
+"""Result rows: one builtins-only dict per (scenario, agent, trial), in upstream's ``scenario_details`` shape.
+
+Rows are what crosses xdist, what the results file stores and what
+:func:`compute_metrics` reads. Our extra keys (``agent``, ``error``,
+``messages``...) are ignored by upstream tooling.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_pibench.bounds import bound_row
+from pytest_pibench.episode.loop import EpisodeResult
+from pytest_pibench.evaluation import ScenarioResult
+from pytest_pibench.scenario.models import Scenario
+
+__all__ = ["error_row", "scenario_row"]
+
+_NO_FLAGS = {"V_r": False, "UR_r": False, "OR_r": False, "EA_r": False, "AT_r": False}
+
+_CAUSES = {"agent_error": "agent", "user_error": "user_simulator", "infra_error": "infrastructure"}
+"""``failure_cause`` of a row by termination reason; only ``agent`` failures are scored."""
+
+
+def _base(scenario: Scenario | None, scenario_id: str, trial: int, agent: str, domain_name: str) -> dict[str, Any]:
+    return {
+        "scenario_id": scenario.scenario_id if scenario else scenario_id,
+        "trial": trial,
+        "agent": agent,
+        "domain": scenario.meta.domain if scenario else "",
+        "domain_name": domain_name,
+        "leaderboard_primary": scenario.leaderboard.primary if scenario else "",
+        "label": scenario.label if scenario else "",
+    }
+
+
+def scenario_row(
+    scenario: Scenario,
+    result: ScenarioResult,
+    episode: EpisodeResult | None = None,
+    *,
+    trial: int = 0,
+    agent: str = "agent",
+    domain_name: str = "",
+    include_transcript: bool = True,
+) -> dict[str, Any]:
+    """The row of one evaluated episode.
+
+    An episode the agent broke (``agent_error``: an exception, a malformed
+    message, a hang past the timeout) is scored like any other, as upstream
+    does: ``failure_cause`` says ``agent`` and ``error`` says why. An episode
+    that something outside the agent broke (the user simulator, the model
+    provider) is an ``error`` row: reward 0 and not compliant, whatever its
+    checks said, and kept out of every rate (its checks stay for diagnosis).
+    """
+    status = episode.status if episode is not None else "completed"
+    errored = status == "error"
+    row = _base(scenario, scenario.scenario_id, trial, agent, domain_name)
+    row.update(
+        status=status,
+        failure_cause=_CAUSES.get(result.termination_reason),
+        termination_reason=result.termination_reason,
+        reward=0.0 if errored else result.reward,
+        all_passed=False if errored else result.all_passed,
+        semantic_score=result.semantic_score,
+        canonical_decision=result.decision.canonical_decision or "NONE",
+        decision_channel=result.decision.decision_channel,
+        decision_valid=result.decision.decision_valid,
+        decision_error=result.decision.decision_error,
+        event_flags=dict(result.event_flags),
+        dimensions=result.dimensions(),
+        outcome_checks=[{**r.to_dict(), "tier": r.tier} for r in result.outcome_results],
+    )
+    if episode is not None:
+        row.update(
+            seed=episode.seed,
+            duration=round(episode.duration, 6),
+            step_count=episode.step_count,
+            tool_calls=[entry["tool_name"] for entry in episode.trace],
+            error=_error_text(episode.error),
+            error_detail=episode.error,
+            warnings=list(episode.warnings),
+            limit_hit=None if episode.limit_hit is None else dict(episode.limit_hit),
+        )
+        if include_transcript:
+            row["transcript"] = episode.transcript()
+    return bound_row(row)  # strings over ROW_STRING_LIMIT are cut and "truncated": true set; scored before
+
+
+def _error_text(error: dict[str, str] | None) -> str | None:
+    return None if error is None else error.get("message")
+
+
+def error_row(
+    scenario_id: str,
+    message: str,
+    *,
+    scenario: Scenario | None = None,
+    trial: int = 0,
+    agent: str = "agent",
+    domain_name: str = "",
+    seed: int | None = None,
+    traceback: str = "",
+    cause: str = "harness",
+    termination_reason: str = "runtime_error",
+) -> dict[str, Any]:
+    """A row for an episode that could not run or be scored (bad scenario, crash, judge outage).
+
+    ``cause`` says whose failure it was (``harness``, ``scenario``,
+    ``infrastructure``, ``interrupted``...); never the agent's: agent failures are scored.
+    """
+    row = _base(scenario, scenario_id, trial, agent, domain_name)
+    row.update(
+        status="error",
+        failure_cause=cause,
+        termination_reason=termination_reason,
+        reward=0.0,
+        all_passed=False,
+        semantic_score=None,
+        canonical_decision="NONE",
+        decision_channel=None,
+        decision_valid=False,
+        decision_error="ASSESSMENT_ERROR",
+        event_flags=dict(_NO_FLAGS),
+        dimensions={},
+        outcome_checks=[],
+        seed=seed,
+        error=message,
+        error_detail={"role": cause, "kind": "exception", "message": message, "traceback": traceback},
+    )
+    return row

@@ -1,0 +1,181 @@
+"""Running scenarios into result rows: one row per (scenario, agent, trial), never an exception."""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pytest_pibench.domain.packs import DomainError
+from pytest_pibench.env.binding import bind_scenario
+from pytest_pibench.episode.loop import (
+    DEFAULT_MAX_ERRORS,
+    DEFAULT_MAX_STEPS,
+    DEFAULT_MAX_TOOL_CALLS,
+    DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE,
+    run_episode,
+)
+from pytest_pibench.episode.protocols import InfrastructureError, JudgeProtocol
+from pytest_pibench.episode.seeds import DEFAULT_BASE_SEED, derive_seed
+from pytest_pibench.evaluation import evaluate
+from pytest_pibench.participants.specs import AgentSpec, resolve_agent
+from pytest_pibench.results.rows import error_row, scenario_row
+from pytest_pibench.scenario.loading import ScenarioError, discover_scenarios, load_scenario
+from pytest_pibench.scenario.models import Scenario
+
+__all__ = ["run_one", "run_suite", "seed_key"]
+
+
+def seed_key(scenario: Scenario | Path) -> str:
+    if isinstance(scenario, Path):
+        return scenario.stem
+    return scenario.source_path.stem if scenario.source_path else scenario.scenario_id
+
+
+def run_one(
+    scenario: Scenario | str | Path,
+    agent: str | AgentSpec,
+    *,
+    trial: int = 0,
+    base_seed: int = DEFAULT_BASE_SEED,
+    user_factory: Callable[[Scenario], Any] | None = None,
+    judge: JudgeProtocol | None = None,
+    judge_factory: Callable[[], JudgeProtocol] | None = None,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    max_errors: int = DEFAULT_MAX_ERRORS,
+    timeout: float | None = None,
+    include_transcript: bool = True,
+    max_tool_calls_per_message: int = DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE,
+    max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
+) -> dict[str, Any]:
+    """Run and score one episode; any failure becomes an error row with the reason.
+
+    A judge that cannot be reached (it raises :class:`InfrastructureError`) makes
+    an ``infra_error`` row, "judge unreachable: ...", kept out of every rate.
+    """
+    spec = resolve_agent(agent) if isinstance(agent, str) else agent
+    target: Scenario | Path = scenario if isinstance(scenario, Scenario) else Path(scenario)
+    seed = derive_seed(base_seed, seed_key(target), trial)
+    loaded: Scenario | None = target if isinstance(target, Scenario) else None
+    domain_name = ""
+    judging = False
+    try:
+        if loaded is None:
+            loaded = load_scenario(target) if isinstance(target, Path) else target
+        binding = bind_scenario(loaded)
+        domain_name = binding.domain.name
+        agent_obj = _build_agent(spec, loaded)
+        user = user_factory(loaded) if user_factory else None
+        judge_obj = judge_factory() if judge_factory else judge
+        episode = run_episode(
+            loaded,
+            agent_obj,
+            user,
+            seed=seed,
+            max_steps=max_steps,
+            max_errors=max_errors,
+            timeout=timeout,
+            binding=binding,
+            max_tool_calls_per_message=max_tool_calls_per_message,
+            max_tool_calls=max_tool_calls,
+        )
+        judging = True
+        result = evaluate(loaded, episode, judge=judge_obj)
+    except Exception as exc:
+        scenario_id = loaded.scenario_id if loaded else seed_key(target)
+        if judging and isinstance(exc, InfrastructureError):
+            unjudged = error_row(
+                scenario_id,
+                f"judge unreachable: {exc}",
+                scenario=loaded,
+                trial=trial,
+                agent=spec.name,
+                domain_name=domain_name,
+                seed=seed,
+                traceback=traceback.format_exc(),
+                cause="infrastructure",
+                termination_reason="infra_error",
+            )
+            unjudged["step_count"] = episode.step_count
+            return _with_usage(unjudged, agent_obj, user, judge_obj)  # the agent's calls were paid for
+        broken_scenario = isinstance(exc, ScenarioError | DomainError)  # the scenario's defect, not the agent's
+        return error_row(
+            scenario_id,
+            f"{type(exc).__name__}: {exc}",
+            scenario=loaded,
+            trial=trial,
+            agent=spec.name,
+            domain_name=domain_name,
+            seed=seed,
+            traceback=traceback.format_exc(),
+            cause="scenario" if broken_scenario else "harness",
+            termination_reason="scenario_error" if broken_scenario else "runtime_error",
+        )
+    row = scenario_row(
+        loaded,
+        result,
+        episode,
+        trial=trial,
+        agent=spec.name,
+        domain_name=domain_name,
+        include_transcript=include_transcript,
+    )
+    return _with_usage(row, agent_obj, user, judge_obj)
+
+
+def _with_usage(row: dict[str, Any], agent: Any, user: Any, judge: Any) -> dict[str, Any]:
+    usage = {role: _usage(obj) for role, obj in (("agent", agent), ("user", user), ("judge", judge))}
+    if any(usage.values()):
+        row["usage"] = {role: spent for role, spent in usage.items() if spent}
+    return row
+
+
+class _UnbuildableAgent:
+    """Stands in for an agent whose construction raised: the episode ends as its ``agent_error``.
+
+    Building the agent is the agent's own code (a class, a factory), so its
+    failure is scored against it like any other, not kept apart as an error row.
+    """
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error  # keeps its traceback: the episode's error shows both
+
+    def init_state(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(f"the agent could not be built: {type(self.error).__name__}: {self.error}") from self.error
+
+    def generate(self, message: Any, state: Any) -> Any:  # pragma: no cover - init_state fails first
+        raise RuntimeError("the agent could not be built")
+
+
+def _build_agent(spec: AgentSpec, scenario: Scenario) -> Any:
+    try:
+        return spec.build(scenario)
+    except Exception as exc:
+        return _UnbuildableAgent(exc)
+
+
+def _usage(participant: Any) -> dict[str, Any] | None:
+    """What an LLM-backed participant spent (``participant.usage()``), if it reports it."""
+    report = getattr(participant, "usage", None)
+    if not callable(report):
+        return None
+    spent = report()
+    data = spent.to_dict() if hasattr(spent, "to_dict") else spent
+    return dict(data) if isinstance(data, dict) else None
+
+
+def run_suite(
+    paths: Iterable[str | Path],
+    agents: Sequence[str | AgentSpec],
+    *,
+    trials: int = 1,
+    **options: Any,
+) -> list[dict[str, Any]]:
+    """Every scenario file under ``paths`` x every agent x ``trials``, as rows.
+
+    ``options`` are passed to :func:`run_one` (``base_seed``, ``judge``, ``timeout``...).
+    """
+    files = [f for p in paths for f in discover_scenarios(p)]
+    specs = [resolve_agent(a) if isinstance(a, str) else a for a in agents]
+    return [run_one(file, spec, trial=trial, **options) for spec in specs for file in files for trial in range(trials)]

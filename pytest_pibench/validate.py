@@ -1,0 +1,266 @@
+"""The scenario validator: the quality bar of DESIGN §4, rule by rule.
+
+``validate(path)`` loads every scenario under ``path`` and reports problems:
+schema and consistency errors, checks naming unknown or unexposed tools,
+ignored check lists, an oracle that fails a Tier-1 check, a naive baseline
+that passes although its decision differs from the label, demanded values the
+agent could not know, hidden text that reaches the agent, and contradictory
+orderings between scenarios of one domain.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_pibench.domain.packs import DomainError
+from pytest_pibench.env.binding import Binding, bind_scenario, check_tool_names, unknown_check_tools
+from pytest_pibench.episode.loop import EpisodeResult, run_episode
+from pytest_pibench.evaluation import evaluate
+from pytest_pibench.participants.specs import BASELINE_DECISIONS, BaselineAgent, OracleAgent
+from pytest_pibench.scenario.loading import ScenarioError, discover_scenarios, load_scenario
+from pytest_pibench.scenario.models import (
+    MessageNotContainsCheck,
+    Scenario,
+    StateFieldCheck,
+    ToolBeforeToolCheck,
+    ToolCalledWithCheck,
+)
+
+__all__ = ["Problem", "ValidationReport", "validate", "validate_scenario"]
+
+_MIN_HIDDEN_LEN = 8  # shorter strings (e.g. "E1") collide with ordinary text
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    file: str
+    rule: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: [{self.rule}] {self.message}"
+
+
+@dataclass
+class ValidationReport:
+    files: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.files) and not self.problems
+
+    def format(self) -> str:
+        if not self.files:
+            return "no scenario files found"
+        lines = [str(p) for p in self.problems]
+        lines.append(f"{len(self.files)} scenario file(s), {len(self.problems)} problem(s)")
+        return "\n".join(lines)
+
+
+def validate(path: str | Path) -> ValidationReport:
+    """Validate every scenario file under ``path`` (a file or a directory)."""
+    report = ValidationReport()
+    loaded: list[tuple[str, Scenario, Binding]] = []
+    for file in discover_scenarios(path):
+        name = str(file)
+        report.files.append(name)
+        try:
+            scenario = load_scenario(file)
+            binding = bind_scenario(scenario, check_tools=False)  # unknown check tools: rule 'tools'
+        except ScenarioError as exc:
+            report.problems += [Problem(name, "schema", f"{p}: {m}" if p else m) for p, m in exc.problems]
+            continue
+        except DomainError as exc:
+            report.problems.append(Problem(name, "domain", str(exc)))
+            continue
+        report.problems += validate_scenario(scenario, binding, name=name)
+        loaded.append((name, scenario, binding))
+    report.problems += _cross_scenario(loaded)
+    return report
+
+
+def validate_scenario(scenario: Scenario, binding: Binding | None = None, *, name: str = "") -> list[Problem]:
+    """Every per-scenario rule; ``binding`` is resolved when not given."""
+    binding = binding or bind_scenario(scenario, check_tools=False)
+    name = name or str(scenario.source_path or scenario.scenario_id)
+    problems: list[Problem] = []
+
+    def add(rule: str, message: str) -> None:
+        problems.append(Problem(name, rule, message))
+
+    for message in _tool_problems(scenario, binding):
+        add("tools", message)
+    crit = scenario.evaluation_criteria
+    for family, checks in (("STATE_FIELD", crit.state_field_checks), ("NL_JUDGE", crit.nl_judge_checks)):
+        if checks and family not in crit.reward_basis:
+            add("ignored", f"{len(checks)} check(s) are never evaluated: {family} is not in reward_basis")
+    if not scenario.user_simulation.initial_user_message.strip():
+        add("user", "user_simulation.initial_user_message is empty")
+    if scenario.reference_trajectory is None or not (
+        scenario.reference_trajectory.calls or scenario.reference_trajectory.tool_sequence
+    ):
+        add("oracle", "no reference_trajectory.calls: every shipped scenario needs a gold solution")
+        return problems
+
+    oracle = run_episode(scenario, OracleAgent(scenario), binding=binding)
+    oracle_result = evaluate(scenario, oracle)
+    for entry in oracle.trace:
+        if entry["result_error"]:
+            add("oracle", f"reference call {entry['tool_name']} fails: {json.loads(entry['result_content'])}")
+    for result in oracle_result.tier1:
+        if not result.passed:
+            add("oracle", f"the reference trajectory fails {result.outcome_id}: {result.detail}")
+
+    for kind, decision in BASELINE_DECISIONS.items():
+        if decision == scenario.label:
+            continue
+        episode = run_episode(scenario, BaselineAgent(decision), binding=binding)
+        if evaluate(scenario, episode).all_passed:
+            add("baseline", f"baseline:{kind} passes every Tier-1 check although the label is {scenario.label}")
+
+    visible = _visible_text(binding, oracle)
+    for message in _grounding_problems(scenario, binding, visible):
+        add("grounding", message)
+    for message in _hidden_problems(scenario, binding, oracle):
+        add("hidden", message)
+    return problems
+
+
+def _tool_problems(scenario: Scenario, binding: Binding) -> list[str]:
+    """Checks naming unknown tools (what ``bind_scenario`` refuses to run) or unexposed ones."""
+    exposed = {t.name for t in binding.tools}
+    out = [f"{path}: {message}" for path, message in unknown_check_tools(scenario, binding.domain)]
+    for i, check in enumerate(scenario.evaluation_criteria.policy_checks):
+        for tool in check_tool_names(check):
+            if binding.domain.tool(tool) is not None and tool not in exposed:
+                out.append(
+                    f"policy_checks[{i}] ({check.outcome_id}) names {tool!r}, "
+                    "which is not in available_tools: the check is inert"
+                )
+    ref = scenario.reference_trajectory
+    for call in ref.calls if ref else []:
+        if call.name not in exposed:
+            out.append(f"reference_trajectory calls {call.name!r}, which is not exposed to the agent")
+    return out
+
+
+def _visible_text(binding: Binding, oracle: EpisodeResult) -> str:
+    """Everything an agent can read: context, schemas, user turns, results of the gold calls."""
+    user = binding.scenario.user_simulation
+    parts = [node["content"] for node in binding.benchmark_context()]
+    parts.append(json.dumps(binding.tool_schemas))
+    parts += [user.initial_user_message, *user.scripted_turns]
+    for entry in oracle.trace:
+        # A result that echoes the call's own arguments proves nothing about what the agent could know.
+        echoed = {v for v in _values(entry["arguments"]) if isinstance(v, str)}
+        result = _scrub(json.loads(entry["result_content"]), echoed)
+        parts += [json.dumps(result), json.dumps(result, ensure_ascii=False)]
+    return "\n".join(parts)
+
+
+def _scrub(value: Any, echoed: set[str]) -> Any:
+    if isinstance(value, dict):
+        return {k: _scrub(v, echoed) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub(v, echoed) for v in value]
+    return None if isinstance(value, str) and value in echoed else value
+
+
+def _values(value: Any) -> Iterable[Any]:
+    if isinstance(value, list):
+        for item in value:
+            yield from _values(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _values(item)
+    else:
+        yield value
+
+
+def _grounded(value: Any, visible: str) -> bool:
+    if value is None or isinstance(value, bool):
+        return True
+    if isinstance(value, int | float):
+        forms = {str(value), f"{value:.2f}", str(int(value)) if float(value).is_integer() else str(value)}
+        return any(form in visible for form in forms)
+    return str(value) in visible
+
+
+def _grounding_problems(scenario: Scenario, binding: Binding, visible: str) -> list[str]:
+    out: list[str] = []
+    crit = scenario.evaluation_criteria
+    for check in crit.policy_checks:
+        if isinstance(check, ToolCalledWithCheck):
+            for key, expected in check.arguments.items():
+                for value in _values(expected):
+                    if not _grounded(value, visible):
+                        out.append(
+                            f"{check.outcome_id}: {check.tool_name}.{key} demands {value!r}, "
+                            "which the agent cannot read anywhere"
+                        )
+        elif isinstance(check, MessageNotContainsCheck) and check.pattern.lower() not in visible.lower():
+            out.append(
+                f"{check.outcome_id}: pattern {check.pattern!r} never reaches the agent, so the check cannot fail"
+            )
+    for sf in crit.state_field_checks:
+        if isinstance(sf, StateFieldCheck):
+            for value in _values(sf.equals):
+                if not _grounded(value, visible):
+                    out.append(f"{sf.outcome_id}: {sf.field_path} demands {value!r}, which the agent cannot read")
+    return out
+
+
+def _hidden_problems(scenario: Scenario, binding: Binding, oracle: EpisodeResult) -> list[str]:
+    user = scenario.user_simulation
+    agent_side = "\n".join(
+        [node["content"] for node in binding.benchmark_context()]
+        + [json.dumps(binding.tool_schemas)]
+        + [e["result_content"] for e in oracle.trace]
+    )
+    spoken = "\n".join([user.initial_user_message, *user.scripted_turns])
+    crit = scenario.evaluation_criteria
+    checks: list[Any] = [*crit.policy_checks, *crit.state_field_checks, *crit.nl_judge_checks]
+    hidden: list[tuple[str, str, bool]] = [("meta.notes", scenario.meta.notes, True)]
+    for check in checks:
+        hidden.append((f"{check.outcome_id}.outcome_id", check.outcome_id, True))
+        hidden.append((f"{check.outcome_id}.notes", check.notes or "", True))
+        hidden.append((f"{check.outcome_id}.judge_question", getattr(check, "judge_question", ""), True))
+    facts = user.known_facts if isinstance(user.known_facts, str) else "\n".join(user.known_facts)
+    hidden += [("user_simulation.known_facts", facts, False), ("user_simulation.goal", user.goal, False)]
+    hidden += [(f"pressure_script[{i}]", line, True) for i, line in enumerate(user.pressure_script)]
+    out = []
+    for where, text, include_spoken in hidden:
+        text = text.strip()
+        if len(text) < _MIN_HIDDEN_LEN:
+            continue
+        if text in agent_side or (include_spoken and text in spoken):
+            out.append(f"hidden text {where} reaches the agent: {text[:60]!r}")
+    return out
+
+
+def _cross_scenario(loaded: list[tuple[str, Scenario, Binding]]) -> list[Problem]:
+    out: list[Problem] = []
+    ids: dict[str, str] = {}
+    orders: dict[tuple[str, str, str], str] = {}
+    for name, scenario, binding in loaded:
+        sid = scenario.scenario_id
+        if sid in ids:
+            out.append(Problem(name, "ids", f"scenario_id {sid} is also used by {ids[sid]}"))
+        ids.setdefault(sid, name)
+        for check in scenario.evaluation_criteria.policy_checks:
+            if isinstance(check, ToolBeforeToolCheck):
+                orders.setdefault((binding.domain.name, check.first_tool, check.second_tool), name)
+    conflicts: dict[str, list[str]] = defaultdict(list)
+    for (domain, first, second), name in orders.items():
+        other = orders.get((domain, second, first))
+        if other is not None and first < second:
+            conflicts[name].append(f"requires {first} before {second}, but {other} requires the reverse")
+    for name, messages in conflicts.items():
+        out += [Problem(name, "consistency", m) for m in messages]
+    return out
