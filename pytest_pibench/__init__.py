@@ -16,9 +16,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
-BENCHMARK_VERSION = "pibench-2026.1"
-"""Version of the shipped scenario set; stamped into results so runs stay comparable."""
+from pytest_pibench.vocab import BENCHMARK_VERSION, __version__
 
 _EXPORTS: dict[str, str] = {
     # schema and loading
@@ -48,7 +46,7 @@ _EXPORTS: dict[str, str] = {
     "AgentSpecError": "participants.specs",
     "resolve_agent": "participants.specs",
     "EpisodeResult": "episode.loop",
-    "run_episode": "episode.loop",
+    "run_episode": "runner",
     "STOP_SIGNALS": "episode.messages",
     "build_tool_call": "episode.messages",
     # evaluation, rows and metrics
@@ -124,7 +122,7 @@ if TYPE_CHECKING:
     from pytest_pibench.domain.packs import Domain, DomainError, load_domain
     from pytest_pibench.env.binding import Binding, bind_scenario
     from pytest_pibench.env.environment import Environment, TraceEntry, deep_merge
-    from pytest_pibench.episode.loop import EpisodeResult, run_episode
+    from pytest_pibench.episode.loop import EpisodeResult
     from pytest_pibench.episode.messages import STOP_SIGNALS, build_tool_call
     from pytest_pibench.episode.protocols import AgentProtocol, JudgeProtocol, UserProtocol
     from pytest_pibench.episode.seeds import derive_seed
@@ -135,7 +133,7 @@ if TYPE_CHECKING:
     from pytest_pibench.results.leaderboard import to_leaderboard
     from pytest_pibench.results.metrics import compute_metrics, pass_hat_k, wilson_interval
     from pytest_pibench.results.rows import error_row, scenario_row
-    from pytest_pibench.runner import run_one, run_suite
+    from pytest_pibench.runner import run_episode, run_one, run_suite
     from pytest_pibench.scenario.loading import ScenarioError, discover_scenarios, json_schema, load_scenario
     from pytest_pibench.scenario.models import LABELS, Scenario
     from pytest_pibench.validate import ValidationReport, validate

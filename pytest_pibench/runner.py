@@ -8,23 +8,25 @@ from pathlib import Path
 from typing import Any
 
 from pytest_pibench.domain.packs import DomainError
-from pytest_pibench.env.binding import bind_scenario
-from pytest_pibench.episode.loop import (
+from pytest_pibench.env.binding import Binding, bind_scenario
+from pytest_pibench.episode.loop import EpisodeResult, play_episode
+from pytest_pibench.episode.protocols import InfrastructureError, JudgeProtocol
+from pytest_pibench.episode.seeds import derive_seed
+from pytest_pibench.evaluation import evaluate
+from pytest_pibench.participants.specs import AgentSpec, resolve_agent
+from pytest_pibench.participants.users import ScriptedUser
+from pytest_pibench.results.rows import error_row, scenario_row
+from pytest_pibench.scenario.loading import ScenarioError, discover_scenarios, load_scenario
+from pytest_pibench.scenario.models import Scenario
+from pytest_pibench.vocab import (
     DEFAULT_MAX_ERRORS,
     DEFAULT_MAX_STEPS,
     DEFAULT_MAX_TOOL_CALLS,
     DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE,
-    run_episode,
+    DEFAULT_SEED,
 )
-from pytest_pibench.episode.protocols import InfrastructureError, JudgeProtocol
-from pytest_pibench.episode.seeds import DEFAULT_BASE_SEED, derive_seed
-from pytest_pibench.evaluation import evaluate
-from pytest_pibench.participants.specs import AgentSpec, resolve_agent
-from pytest_pibench.results.rows import error_row, scenario_row
-from pytest_pibench.scenario.loading import ScenarioError, discover_scenarios, load_scenario
-from pytest_pibench.scenario.models import Scenario
 
-__all__ = ["run_one", "run_suite", "seed_key"]
+__all__ = ["run_episode", "run_one", "run_suite", "seed_key"]
 
 
 def seed_key(scenario: Scenario | Path) -> str:
@@ -33,12 +35,63 @@ def seed_key(scenario: Scenario | Path) -> str:
     return scenario.source_path.stem if scenario.source_path else scenario.scenario_id
 
 
+def run_episode(
+    scenario: Scenario | str | Path,
+    agent: Any,
+    user: Any = None,
+    *,
+    seed: int | None = None,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    max_errors: int = DEFAULT_MAX_ERRORS,
+    timeout: float | None = None,
+    binding: Binding | None = None,
+    max_tool_calls_per_message: int = DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE,
+    max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
+) -> EpisodeResult:
+    """Run one episode of ``scenario`` with ``agent`` and ``user``.
+
+    Args:
+        scenario: a loaded scenario or the path of a scenario file.
+        agent: an agent object, or an agent spec string (``"oracle"``, ``"mymod:Agent"``).
+        user: a user object; default :class:`ScriptedUser`.
+        seed: passed to ``set_seed`` of both participants before ``init_state``.
+        max_steps: ends the episode as ``max_steps`` once this many steps ran.
+        max_errors: ends it as ``too_many_errors`` after this many failed tool calls.
+        timeout: wall-clock seconds for the whole episode; past it, the participant whose turn
+            ran over fails (``agent_error`` or ``user_error``, ``error["kind"] == "timeout"``).
+        binding: a pre-resolved binding (saves re-resolving the domain).
+        max_tool_calls_per_message: most tool calls run from one message; a message asking
+            for more ends the episode as ``tool_call_limit`` after running the first ones.
+        max_tool_calls: most tool calls run in the whole episode; the same ending past it.
+            Calls over either limit never run and are not in the trace.
+
+    Raises:
+        ScenarioError, DomainError, AgentSpecError: when the episode cannot start
+            at all (bad scenario, domain or spec). Participant failures never raise.
+    """
+    if not isinstance(scenario, Scenario):
+        scenario = load_scenario(scenario)
+    if isinstance(agent, str):
+        agent = resolve_agent(agent).build(scenario)
+    return play_episode(
+        binding or bind_scenario(scenario),
+        agent,
+        user or ScriptedUser(),
+        seed=seed,
+        max_steps=max_steps,
+        max_errors=max_errors,
+        timeout=timeout,
+        max_tool_calls_per_message=max_tool_calls_per_message,
+        max_tool_calls=max_tool_calls,
+    )
+
+
 def run_one(
     scenario: Scenario | str | Path,
     agent: str | AgentSpec,
     *,
     trial: int = 0,
-    base_seed: int = DEFAULT_BASE_SEED,
+    base_seed: int = DEFAULT_SEED,
     user_factory: Callable[[Scenario], Any] | None = None,
     judge: JudgeProtocol | None = None,
     judge_factory: Callable[[], JudgeProtocol] | None = None,

@@ -19,9 +19,10 @@ from typing import Any
 
 from pytest_pibench.domain.packs import DomainError
 from pytest_pibench.env.binding import Binding, bind_scenario, check_tool_names, unknown_check_tools
-from pytest_pibench.episode.loop import EpisodeResult, run_episode
+from pytest_pibench.episode.loop import EpisodeResult
 from pytest_pibench.evaluation import evaluate
 from pytest_pibench.participants.specs import BASELINE_DECISIONS, BaselineAgent, OracleAgent
+from pytest_pibench.runner import run_episode
 from pytest_pibench.scenario.loading import ScenarioError, discover_scenarios, load_scenario
 from pytest_pibench.scenario.models import (
     MessageNotContainsCheck,

@@ -4,7 +4,40 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["COLUMNS", "GROUPS", "LABELS", "TIER2_TYPES", "slug"]
+__all__ = [
+    "BENCHMARK_VERSION",
+    "COLUMNS",
+    "DEFAULT_MAX_ERRORS",
+    "DEFAULT_MAX_ERROR_RATE",
+    "DEFAULT_MAX_STEPS",
+    "DEFAULT_MAX_TOOL_CALLS",
+    "DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE",
+    "DEFAULT_RESULTS_PATH",
+    "DEFAULT_SEED",
+    "DEFAULT_TIMEOUT",
+    "GROUPS",
+    "LABELS",
+    "TIER2_TYPES",
+    "__version__",
+    "slug",
+]
+
+__version__ = "0.1.0"
+BENCHMARK_VERSION = "pibench-2026.1"
+"""Version of the shipped scenario set; stamped into results so runs stay comparable."""
+
+# The defaults of every limit, here only: options, the runner and the loop read them from here.
+DEFAULT_SEED = 42
+"""Base seed; each trial's seed is derived from it, the scenario file's stem and the trial."""
+DEFAULT_MAX_STEPS = 40
+DEFAULT_MAX_ERRORS = 10
+"""Failed tool calls before an episode ends as ``too_many_errors``."""
+DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE = 32
+DEFAULT_MAX_TOOL_CALLS = 200
+DEFAULT_TIMEOUT = 600.0
+"""Wall-clock seconds per episode (the plugin's default; the engine has none unless given)."""
+DEFAULT_MAX_ERROR_RATE = 0.0
+DEFAULT_RESULTS_PATH = "pibench-results.json"
 
 LABELS: tuple[str, ...] = ("ALLOW", "ALLOW-CONDITIONAL", "DENY", "ESCALATE")
 

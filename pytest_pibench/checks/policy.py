@@ -18,6 +18,7 @@ from pytest_pibench.checks.decision import DecisionInfo
 from pytest_pibench.env.environment import TraceEntry
 from pytest_pibench.episode.messages import extract_text
 from pytest_pibench.scenario.models import (
+    BRACKET_SEGMENT,
     DecisionEqualsCheck,
     EscalationAttemptedCheck,
     MessageNotContainsCheck,
@@ -35,8 +36,6 @@ __all__ = ["BRACKET_SEGMENT", "MISSING", "resolve_path", "run_policy_check", "ru
 
 Outcome = tuple[bool, str]
 
-BRACKET_SEGMENT = re.compile(r"^(\w+)\[(\w+)=([^\]]+)\]$")
-"""A ``collection[key=value]`` path segment (upstream's grammar)."""
 _ESCALATION_TOOLS = frozenset({"transfer_to_agent", "escalate", "transfer_call", "request_supervisor"})
 _ESCALATION_WORDS = re.compile(r"transfer|escalat|supervisor|manager|human agent|speak to a person", re.I)
 

@@ -25,24 +25,24 @@ A Ctrl-C or SIGTERM is never anyone's error: it stops the run.
 from __future__ import annotations
 
 import json
-import queue
-import threading
 import time
 import traceback
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
-from pytest_pibench.env.binding import Binding, bind_scenario
+from pytest_pibench.env.binding import Binding
 from pytest_pibench.episode import interrupt
+from pytest_pibench.episode.caller import CallTimeout, ParticipantCaller
 from pytest_pibench.episode.messages import is_stop_signal, message_problem
 from pytest_pibench.episode.protocols import InfrastructureError
-from pytest_pibench.participants.specs import resolve_agent
-from pytest_pibench.participants.users import ScriptedUser
-from pytest_pibench.scenario.loading import load_scenario
-from pytest_pibench.scenario.models import Scenario
+from pytest_pibench.vocab import (
+    DEFAULT_MAX_ERRORS,
+    DEFAULT_MAX_STEPS,
+    DEFAULT_MAX_TOOL_CALLS,
+    DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE,
+)
 
-__all__ = ["ERROR_TERMINATIONS", "GREETING", "EpisodeResult", "run_episode"]
+__all__ = ["ERROR_TERMINATIONS", "GREETING", "EpisodeResult", "play_episode"]
 
 GREETING = "Hello! What can I do for you today?"
 """The assistant's fixed opening line (part of the transcript, like upstream's greeting)."""
@@ -50,10 +50,6 @@ GREETING = "Hello! What can I do for you today?"
 ERROR_TERMINATIONS = frozenset({"user_error", "infra_error"})
 """Endings caused outside the agent: the episode is an error row (kept out of every rate)."""
 
-DEFAULT_MAX_STEPS = 40
-DEFAULT_MAX_ERRORS = 10
-DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE = 32
-DEFAULT_MAX_TOOL_CALLS = 200
 
 
 @dataclass
@@ -91,10 +87,6 @@ class EpisodeResult:
         return {**asdict(self), "status": self.status}
 
 
-class _Timeout(Exception):
-    pass
-
-
 class _Failure(Exception):
     def __init__(self, message: str, tb: str = "") -> None:
         super().__init__(message)
@@ -106,94 +98,26 @@ def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
 
-class _Caller:
-    """Runs participant calls against the episode deadline.
-
-    With a deadline, every call of the episode runs on one daemon thread (so
-    agents that keep thread-bound resources, such as an event loop, see the same
-    thread throughout); a call that overruns is abandoned with its thread, which
-    cannot block interpreter exit.
-    """
-
-    def __init__(self, deadline: float | None) -> None:
-        self.deadline = deadline
-        self._jobs: queue.SimpleQueue[tuple[Any, tuple[Any, ...], dict[str, Any], threading.Event]] | None = None
-
-    def _worker(self) -> None:
-        assert self._jobs is not None
-        while True:
-            fn, args, outcome, done = self._jobs.get()
-            try:
-                outcome["value"] = fn(*args)
-            except BaseException as exc:  # re-raised in the episode's thread
-                outcome["error"] = exc
-            done.set()
-
-    def __call__(self, fn: Any, *args: Any, limit: float | None = None) -> Any:
-        deadline = self.deadline if limit is None else time.monotonic() + limit
-        if deadline is None:
-            return fn(*args)
-        if self._jobs is None:
-            self._jobs = queue.SimpleQueue()
-            threading.Thread(target=self._worker, name="pibench-participant", daemon=True).start()
-        outcome: dict[str, Any] = {}
-        done = threading.Event()
-        self._jobs.put((fn, args, outcome, done))
-        try:
-            finished = done.wait(max(0.0, deadline - time.monotonic()))
-        except Exception as exc:  # only a signal can break the wait (e.g. "release unlocked lock")
-            raise KeyboardInterrupt from exc
-        if not finished:
-            self._jobs = None  # the worker is stuck: later calls get a fresh one
-            raise _Timeout
-        if "error" in outcome:
-            raise outcome["error"]
-        return outcome["value"]
-
-
-def run_episode(
-    scenario: Scenario | str | Path,
+def play_episode(
+    binding: Binding,
     agent: Any,
-    user: Any = None,
+    user: Any,
     *,
     seed: int | None = None,
     max_steps: int = DEFAULT_MAX_STEPS,
     max_errors: int = DEFAULT_MAX_ERRORS,
     timeout: float | None = None,
-    binding: Binding | None = None,
     max_tool_calls_per_message: int = DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE,
     max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
 ) -> EpisodeResult:
-    """Run one episode of ``scenario`` with ``agent`` and ``user``.
+    """Play one episode of a bound scenario between participant objects (see :func:`run_episode`).
 
-    Args:
-        scenario: a loaded scenario or the path of a scenario file.
-        agent: an agent object, or an agent spec string (``"oracle"``, ``"mymod:Agent"``).
-        user: a user object; default :class:`ScriptedUser`.
-        seed: passed to ``set_seed`` of both participants before ``init_state``.
-        max_steps: ends the episode as ``max_steps`` once this many steps ran.
-        max_errors: ends it as ``too_many_errors`` after this many failed tool calls.
-        timeout: wall-clock seconds for the whole episode; past it, the participant whose turn
-            ran over fails (``agent_error`` or ``user_error``, ``error["kind"] == "timeout"``).
-        binding: a pre-resolved binding (saves re-resolving the domain).
-        max_tool_calls_per_message: most tool calls run from one message; a message asking
-            for more ends the episode as ``tool_call_limit`` after running the first ones.
-        max_tool_calls: most tool calls run in the whole episode; the same ending past it.
-            Calls over either limit never run and are not in the trace.
-
-    Raises:
-        ScenarioError, DomainError, AgentSpecError: when the episode cannot start
-            at all (bad scenario, domain or spec). Participant failures never raise.
+    Participant failures never raise: they end the episode with a reason.
     """
-    if not isinstance(scenario, Scenario):
-        scenario = load_scenario(scenario)
-    if isinstance(agent, str):
-        agent = resolve_agent(agent).build(scenario)
-    binding = binding or bind_scenario(scenario)
     return _Episode(
         binding,
         agent,
-        user or ScriptedUser(),
+        user,
         seed,
         max_steps,
         max_errors,
@@ -233,12 +157,12 @@ class _Episode:
         self.max_tool_calls = max_tool_calls
         self.limit_hit: dict[str, Any] | None = None
         self.last_role = "agent"
-        self.call = _Caller(None)
+        self.call = ParticipantCaller(None)
 
     def run(self) -> EpisodeResult:
         started = time.monotonic()
         deadline = None if self.timeout is None else started + self.timeout
-        self.call = _Caller(deadline)
+        self.call = ParticipantCaller(deadline)
         states: dict[str, Any] = {"agent": None, "user": None}
         current: dict[str, Any] | None = None
         try:
@@ -304,7 +228,7 @@ class _Episode:
                 return self._fail(role, "protocol", f"{role} has no {method}() method")
             try:
                 value = self.call(fn, *args)
-            except _Timeout:
+            except CallTimeout:
                 return self._fail(role, "timeout", f"{role}.{method} did not return before the episode timeout")
             except InfrastructureError as exc:
                 return self._fail(role, "infrastructure", f"{role}.{method}: {exc}", traceback.format_exc())
@@ -364,7 +288,7 @@ class _Episode:
         self.last_role = role
         try:
             returned = self.call(participant.generate, _jsonable(incoming), states[role])
-        except _Timeout:
+        except CallTimeout:
             raise _Failure(
                 self._fail(role, "timeout", f"{role}.generate did not return before the episode timeout")
             ) from None

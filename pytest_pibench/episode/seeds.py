@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import hashlib
 
-__all__ = ["DEFAULT_BASE_SEED", "derive_seed"]
+__all__ = ["derive_seed"]
 
-DEFAULT_BASE_SEED = 42
 
 
 def derive_seed(base_seed: int, key: str, trial: int) -> int:

@@ -19,6 +19,15 @@ from typing import Any
 import pytest
 
 from pytest_pibench.paths import is_scenario_candidate, is_scenario_nodeid
+from pytest_pibench.plugin.keys import (
+    AGENT_NAME_KEY,
+    DONE_KEY,
+    LABEL_MARKS,
+    REDIRECTED_KEY,
+    RESUME_KEY,
+    ROW_KEY,
+    SETTINGS_KEY,
+)
 from pytest_pibench.plugin.options import Settings, add_options, read_settings
 
 __all__ = [
@@ -31,21 +40,6 @@ __all__ = [
     "pibench_agent",
     "pibench_trial",
 ]
-
-SETTINGS_KEY = pytest.StashKey["Settings"]()
-ROW_KEY = pytest.StashKey[dict[str, Any]]()
-"""The result row of a scenario item, set when its episode has run."""
-DONE_KEY = pytest.StashKey[bool]()
-"""Set when the item's test body has finished (so subtest reports do not carry the row)."""
-AGENT_NAME_KEY = pytest.StashKey[str]()
-"""The agent name of a scenario item, as soon as it is known (crash rows keep it)."""
-REDIRECTED_KEY = pytest.StashKey[bool]()
-"""Set when ``--pibench-agent`` without paths replaced pytest's paths with the scenario folders."""
-RESUME_KEY = pytest.StashKey[Any]()
-"""The :class:`ResumeIndex` of ``--pibench-resume`` (every process)."""
-
-LABEL_MARKS = {"ALLOW": "allow", "ALLOW-CONDITIONAL": "allow_conditional", "DENY": "deny", "ESCALATE": "escalate"}
-
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
@@ -99,17 +93,6 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(f"--pibench-baseline: {problem}")
     config.pluginmanager.register(collector, "pibench-results")
     _load_resume(config, settings)
-
-
-def watch_stop_signals(config: pytest.Config) -> None:
-    """Once scenario items run: Ctrl-C is never an agent's error, SIGTERM stops like Ctrl-C (controller).
-
-    Installed only then, so a project's own test runs keep their signal handling.
-    """
-    from pytest_pibench.episode import interrupt
-
-    if interrupt.install(sigterm=not hasattr(config, "workerinput")):
-        config.add_cleanup(interrupt.uninstall)
 
 
 def _check_outputs(config: pytest.Config, settings: Settings) -> None:

@@ -45,7 +45,7 @@ class ScenarioModule(pytest.Module):
             name = _identifier(self.path.stem)
             setattr(module, name, _broken_file_test(str(exc), name))
             return module
-        from pytest_pibench.plugin import LABEL_MARKS, SETTINGS_KEY
+        from pytest_pibench.plugin.keys import LABEL_MARKS, SETTINGS_KEY
 
         settings = self.config.stash[SETTINGS_KEY]
         marks = ["pibench", LABEL_MARKS[scenario.label]]

@@ -149,7 +149,7 @@ class ResultCollector:
         self.planned_items = items
         if not items:
             return  # nothing to benchmark: an existing results file is left alone
-        from pytest_pibench.plugin import watch_stop_signals
+        from pytest_pibench.plugin.keys import watch_stop_signals
 
         watch_stop_signals(self.config)
         if self.journal is None or self.journal.is_open:

@@ -35,7 +35,7 @@ def agent_spec_of(value: Any, config: pytest.Config) -> AgentSpec:
     if isinstance(value, AgentSpec):
         return value
     if isinstance(value, str):
-        from pytest_pibench.plugin import SETTINGS_KEY
+        from pytest_pibench.plugin.keys import SETTINGS_KEY
 
         params = config.stash[SETTINGS_KEY].params("agent")
         return _cached(config, f"agent:{value}", lambda: resolve_agent(value, params))
@@ -98,7 +98,7 @@ def _report_check(check: dict[str, Any]) -> None:
 def run_scenario_item(
     request: pytest.FixtureRequest, scenario: Scenario, agent: Any, trial: int, subtests: pytest.Subtests
 ) -> None:
-    from pytest_pibench.plugin import AGENT_NAME_KEY, DONE_KEY, ROW_KEY, SETTINGS_KEY, watch_stop_signals
+    from pytest_pibench.plugin.keys import AGENT_NAME_KEY, DONE_KEY, ROW_KEY, SETTINGS_KEY, watch_stop_signals
 
     config = request.config
     settings = config.stash[SETTINGS_KEY]
@@ -135,7 +135,7 @@ def _resumed(
     config: pytest.Config, agent: str, scenario: Scenario, trial: int, key: dict[str, Any]
 ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """``(earlier row to reuse or None, the row's resume note)``; ``(None, None)`` without ``--pibench-resume``."""
-    from pytest_pibench.plugin import RESUME_KEY
+    from pytest_pibench.plugin.keys import RESUME_KEY
 
     index = config.stash.get(RESUME_KEY, None)
     if index is None:

@@ -13,6 +13,16 @@ from typing import Any
 
 import pytest
 
+from pytest_pibench.vocab import (
+    DEFAULT_MAX_ERROR_RATE,
+    DEFAULT_MAX_STEPS,
+    DEFAULT_MAX_TOOL_CALLS,
+    DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE,
+    DEFAULT_RESULTS_PATH,
+    DEFAULT_SEED,
+    DEFAULT_TIMEOUT,
+)
+
 __all__ = ["ERROR_BUDGET_EXIT_CODE", "GATE_EXIT_CODE", "Gate", "Settings", "add_options", "read_settings"]
 
 GATE_EXIT_CODE = 8
@@ -22,14 +32,14 @@ ERROR_BUDGET_EXIT_CODE = 9
 
 _DEFAULTS: dict[str, Any] = {
     "trials": 1,
-    "seed": 42,
-    "max_steps": 40,
-    "max_tool_calls_per_message": 32,
-    "max_tool_calls": 200,
-    "timeout": 600.0,
-    "results": "pibench-results.json",
+    "seed": DEFAULT_SEED,
+    "max_steps": DEFAULT_MAX_STEPS,
+    "max_tool_calls_per_message": DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE,
+    "max_tool_calls": DEFAULT_MAX_TOOL_CALLS,
+    "timeout": DEFAULT_TIMEOUT,
+    "results": DEFAULT_RESULTS_PATH,
     "tolerance": 0.0,
-    "max_error_rate": 0.0,
+    "max_error_rate": DEFAULT_MAX_ERROR_RATE,
     "user": "scripted",
 }
 
@@ -50,17 +60,17 @@ class Settings:
     agents: tuple[str, ...] = ()
     user: str = "scripted"
     trials: int = 1
-    seed: int = 42
-    max_steps: int = 40
-    max_tool_calls_per_message: int = 32
-    max_tool_calls: int = 200
-    timeout: float | None = 600.0
-    results: str | None = "pibench-results.json"
+    seed: int = DEFAULT_SEED
+    max_steps: int = DEFAULT_MAX_STEPS
+    max_tool_calls_per_message: int = DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE
+    max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS
+    timeout: float | None = DEFAULT_TIMEOUT
+    results: str | None = DEFAULT_RESULTS_PATH
     leaderboard: str | None = None
     fail_under: tuple[Gate, ...] = ()
     baseline: str | None = None
     tolerance: float = 0.0
-    max_error_rate: float = 0.0
+    max_error_rate: float = DEFAULT_MAX_ERROR_RATE
     resume: str | None = None
     scenario_dirs: tuple[Path, ...] = field(default_factory=tuple)
     agent_args: dict[str, Any] = field(default_factory=dict)

@@ -10,9 +10,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from pytest_pibench.checks.policy import BRACKET_SEGMENT
 from pytest_pibench.paths import is_scenario_candidate
 from pytest_pibench.scenario.models import (
+    BRACKET_SEGMENT,
     CHECK_TYPES,
     SCHEMA_VERSION,
     DecisionEqualsCheck,

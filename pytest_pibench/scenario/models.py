@@ -9,6 +9,7 @@ understood) and add our fields: ``reference_trajectory.calls``,
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -24,6 +25,7 @@ from pydantic import (
 from pytest_pibench.vocab import LABELS
 
 __all__ = [
+    "BRACKET_SEGMENT",
     "CHECK_TYPES",
     "LABELS",
     "SCHEMA_VERSION",
@@ -52,6 +54,9 @@ __all__ = [
     "ToolNotCalledCheck",
     "UserSimulation",
 ]
+
+BRACKET_SEGMENT = re.compile(r"^(\w+)\[(\w+)=([^\]]+)\]$")
+"""A ``collection[key=value]`` segment of a ``state_field`` path (upstream's grammar)."""
 
 SCHEMA_VERSION = "pibench_scenario_v1"
 Label = Literal["ALLOW", "ALLOW-CONDITIONAL", "DENY", "ESCALATE"]

@@ -1,0 +1,59 @@
+"""Participant calls against the episode deadline, on one thread per episode."""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from typing import Any
+
+__all__ = ["CallTimeout", "ParticipantCaller"]
+
+
+class CallTimeout(Exception):
+    """The call did not return before the episode's deadline (it was abandoned)."""
+
+
+class ParticipantCaller:
+    """Runs participant calls against the episode deadline.
+
+    With a deadline, every call of the episode runs on one daemon thread (so
+    agents that keep thread-bound resources, such as an event loop, see the same
+    thread throughout); a call that overruns is abandoned with its thread, which
+    cannot block interpreter exit.
+    """
+
+    def __init__(self, deadline: float | None) -> None:
+        self.deadline = deadline
+        self._jobs: queue.SimpleQueue[tuple[Any, tuple[Any, ...], dict[str, Any], threading.Event]] | None = None
+
+    def _worker(self) -> None:
+        assert self._jobs is not None
+        while True:
+            fn, args, outcome, done = self._jobs.get()
+            try:
+                outcome["value"] = fn(*args)
+            except BaseException as exc:  # re-raised in the episode's thread
+                outcome["error"] = exc
+            done.set()
+
+    def __call__(self, fn: Any, *args: Any, limit: float | None = None) -> Any:
+        deadline = self.deadline if limit is None else time.monotonic() + limit
+        if deadline is None:
+            return fn(*args)
+        if self._jobs is None:
+            self._jobs = queue.SimpleQueue()
+            threading.Thread(target=self._worker, name="pibench-participant", daemon=True).start()
+        outcome: dict[str, Any] = {}
+        done = threading.Event()
+        self._jobs.put((fn, args, outcome, done))
+        try:
+            finished = done.wait(max(0.0, deadline - time.monotonic()))
+        except Exception as exc:  # only a signal can break the wait (e.g. "release unlocked lock")
+            raise KeyboardInterrupt from exc
+        if not finished:
+            self._jobs = None  # the worker is stuck: later calls get a fresh one
+            raise CallTimeout
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["value"]

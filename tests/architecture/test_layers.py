@@ -1,0 +1,138 @@
+"""The package's layers: imports point down only, and no module imports itself back through others.
+
+Layers, bottom to top (a module may import from its own layer and the ones below):
+
+0. ``vocab``, ``paths``, ``bounds``, ``toolkit``: vocabulary, bundled files, the domain author's API
+1. ``scenario``: scenario models and loading
+2. ``domain``: domain packs and typed tools
+3. ``env``: one episode's environment and a scenario bound to its domain
+4. ``episode``: messages, participant protocols, seeds, the loop
+5. ``checks``, ``participants``: check registry and evaluators; agents, users, judges
+6. ``evaluation``: scoring one transcript
+7. ``results``: rows, metrics, leaderboard, the results document
+8. ``runner``, ``validate``: running scenarios; the scenario quality bar
+9. ``plugin``, ``cli``, ``testing``, ``report``, the package facade
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "pytest_pibench"
+
+LAYERS: dict[str, int] = {
+    "vocab": 0, "paths": 0, "bounds": 0, "toolkit": 0,
+    "scenario": 1,
+    "domain": 2,
+    "env": 3,
+    "episode": 4,
+    "checks": 5, "participants": 5,
+    "evaluation": 6,
+    "results": 7,
+    "runner": 8, "validate": 8,
+    "plugin": 9, "cli": 9, "testing": 9, "report": 9, "__init__": 9, "__main__": 9,
+}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def layer_of(module: str) -> int:
+    parts = module.split(".")
+    if len(parts) == 1:  # the package itself: the facade
+        return LAYERS["__init__"]
+    return LAYERS[parts[1]]
+
+
+def imports_of(path: Path) -> Iterator[tuple[str, int, bool]]:
+    """(imported pytest_pibench module, line, at module level?) for every import, function-level ones too."""
+    tree = ast.parse(path.read_text())
+    top_level = {id(node) for node in tree.body}
+    for node in ast.walk(tree):
+        guarded = False
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pytest_pibench"):
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names if a.name.startswith("pytest_pibench")]
+        else:
+            continue
+        for name in names:
+            if (PACKAGE.parent / name.replace(".", "/")).with_suffix(".py").exists() or (
+                PACKAGE.parent / name.replace(".", "/") / "__init__.py"
+            ).exists():
+                yield name, node.lineno, id(node) in top_level and not guarded
+
+
+def all_modules() -> list[Path]:
+    return sorted(p for p in PACKAGE.rglob("*.py") if "_bundled" not in p.parts)
+
+
+def test_every_module_has_a_layer():
+    for path in all_modules():
+        layer_of(module_name(path))  # raises KeyError for a folder nobody placed
+
+
+@pytest.mark.parametrize("path", all_modules(), ids=lambda p: module_name(p))
+def test_imports_point_down(path):
+    here = module_name(path)
+    upward = [
+        f"line {line}: {name} (layer {layer_of(name)})"
+        for name, line, _ in imports_of(path)
+        if layer_of(name) > layer_of(here) and not name.startswith(here + ".")
+    ]
+    assert not upward, f"{here} (layer {layer_of(here)}) imports from above: {upward}"
+
+
+def _type_checking_lines(path: Path) -> set[int]:
+    tree = ast.parse(path.read_text())
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in ast.walk(node):
+                if hasattr(child, "lineno"):
+                    lines.add(child.lineno)
+    return lines
+
+
+def test_no_import_cycles():
+    graph: dict[str, set[str]] = {}
+    for path in all_modules():
+        here = module_name(path)
+        skip = _type_checking_lines(path)
+        graph[here] = {
+            name for name, line, _ in imports_of(path) if line not in skip and name != here and name in _modules()
+        }
+    cycles = []
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                cycles.append(stack[stack.index(nxt):] + [nxt])
+            elif nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node)
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def _modules() -> set[str]:
+    return {module_name(p) for p in all_modules()}
+
+
+def test_no_module_is_over_400_lines():
+    long = {module_name(p): n for p in all_modules() if (n := len(p.read_text().splitlines())) > 420}
+    assert not long, long
