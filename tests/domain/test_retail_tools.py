@@ -22,7 +22,7 @@ import pytest
 
 from pytest_pibench.toolkit import ToolError
 
-DOMAIN_DIR = Path(__file__).resolve().parent.parent / "domains" / "retail"
+DOMAIN_DIR = Path(__file__).resolve().parents[2] / "domains" / "retail"
 TOOLS_PATH = DOMAIN_DIR / "tools.py"
 DB_PATH = DOMAIN_DIR / "db.json"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest_pibench
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_python(code: str) -> subprocess.CompletedProcess[str]:

@@ -34,9 +34,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
-TOY_SCENARIOS = Path(__file__).parent / "data" / "workspace"
+TOY_SCENARIOS = Path(__file__).resolve().parents[1] / "data" / "workspace"
 
 _FENCE = re.compile(r"^```(?P<lang>[\w+-]*)[^\n]*\n(?P<body>.*?)^```", re.S | re.M)
 _SHELL = {"bash", "sh", "shell", "console"}
