@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_pibench.vocab import BENCHMARK_VERSION, __version__
 
+# Every public name (but the versions) and the module, under ``pytest_pibench``, that defines it.
 _EXPORTS: dict[str, str] = {
     # schema and loading
     "Scenario": "scenario.models",
-    "LABELS": "scenario.models",
+    "LABELS": "vocab",
     "ScenarioError": "scenario.loading",
     "load_scenario": "scenario.loading",
     "discover_scenarios": "scenario.loading",
@@ -31,7 +32,7 @@ _EXPORTS: dict[str, str] = {
     "DomainError": "domain.packs",
     "load_domain": "domain.packs",
     "Environment": "env.environment",
-    "TraceEntry": "env.environment",
+    "TraceEntry": "transcript",
     "deep_merge": "env.environment",
     "Binding": "env.binding",
     "bind_scenario": "env.binding",
@@ -40,17 +41,17 @@ _EXPORTS: dict[str, str] = {
     "UserProtocol": "episode.protocols",
     "JudgeProtocol": "episode.protocols",
     "ScriptedUser": "participants.users",
-    "OracleAgent": "participants.specs",
-    "BaselineAgent": "participants.specs",
+    "OracleAgent": "participants.builtins",
+    "BaselineAgent": "participants.builtins",
     "AgentSpec": "participants.specs",
-    "AgentSpecError": "participants.specs",
+    "AgentSpecError": "participants.schemes",
     "resolve_agent": "participants.specs",
     "EpisodeResult": "episode.loop",
     "run_episode": "runner",
     "STOP_SIGNALS": "episode.messages",
     "build_tool_call": "episode.messages",
     # evaluation, rows and metrics
-    "CheckResult": "evaluation",
+    "CheckResult": "checks.result",
     "ScenarioResult": "evaluation",
     "evaluate": "evaluation",
     "resolve_decision": "checks.decision",
@@ -69,83 +70,67 @@ _EXPORTS: dict[str, str] = {
     "bundled_scenarios_dir": "paths",
 }
 
-__all__ = [
-    "BENCHMARK_VERSION",
-    "__version__",
-    "AgentProtocol",
-    "AgentSpec",
-    "AgentSpecError",
-    "BaselineAgent",
-    "Binding",
-    "CheckResult",
-    "Domain",
-    "DomainError",
-    "Environment",
-    "EpisodeResult",
-    "JudgeProtocol",
-    "LABELS",
-    "OracleAgent",
-    "STOP_SIGNALS",
-    "Scenario",
-    "ScenarioError",
-    "ScenarioResult",
-    "ScriptedUser",
-    "TraceEntry",
-    "UserProtocol",
-    "ValidationReport",
-    "bind_scenario",
-    "build_tool_call",
-    "bundled_scenarios_dir",
-    "compute_metrics",
-    "deep_merge",
-    "derive_seed",
-    "discover_scenarios",
-    "error_row",
-    "evaluate",
-    "json_schema",
-    "load_domain",
-    "load_scenario",
-    "pass_hat_k",
-    "resolve_agent",
-    "resolve_decision",
-    "run_episode",
-    "run_one",
-    "run_suite",
-    "scenario_row",
-    "to_leaderboard",
-    "validate",
-    "wilson_interval",
-]
+# The public names: the table above plus the versions. Listed once, in ``_EXPORTS``.
+__all__ = ["BENCHMARK_VERSION", "__version__", *_EXPORTS]
 
 if TYPE_CHECKING:
-    from pytest_pibench.checks.decision import resolve_decision
-    from pytest_pibench.domain.packs import Domain, DomainError, load_domain
-    from pytest_pibench.env.binding import Binding, bind_scenario
-    from pytest_pibench.env.environment import Environment, TraceEntry, deep_merge
-    from pytest_pibench.episode.loop import EpisodeResult
-    from pytest_pibench.episode.messages import STOP_SIGNALS, build_tool_call
-    from pytest_pibench.episode.protocols import AgentProtocol, JudgeProtocol, UserProtocol
-    from pytest_pibench.episode.seeds import derive_seed
-    from pytest_pibench.evaluation import CheckResult, ScenarioResult, evaluate
-    from pytest_pibench.participants.specs import AgentSpec, AgentSpecError, BaselineAgent, OracleAgent, resolve_agent
-    from pytest_pibench.participants.users import ScriptedUser
-    from pytest_pibench.paths import bundled_scenarios_dir
-    from pytest_pibench.results.leaderboard import to_leaderboard
-    from pytest_pibench.results.metrics import compute_metrics, pass_hat_k, wilson_interval
-    from pytest_pibench.results.rows import error_row, scenario_row
-    from pytest_pibench.runner import run_episode, run_one, run_suite
-    from pytest_pibench.scenario.loading import ScenarioError, discover_scenarios, json_schema, load_scenario
-    from pytest_pibench.scenario.models import LABELS, Scenario
-    from pytest_pibench.validate import ValidationReport, validate
+    # For type checkers and IDEs, which cannot follow ``__getattr__``: the same names as
+    # ``_EXPORTS``, re-exported explicitly (``name as name``). A test holds the two equal.
+    from pytest_pibench.checks.decision import resolve_decision as resolve_decision
+    from pytest_pibench.checks.result import CheckResult as CheckResult
+    from pytest_pibench.domain.packs import Domain as Domain
+    from pytest_pibench.domain.packs import DomainError as DomainError
+    from pytest_pibench.domain.packs import load_domain as load_domain
+    from pytest_pibench.env.binding import Binding as Binding
+    from pytest_pibench.env.binding import bind_scenario as bind_scenario
+    from pytest_pibench.env.environment import Environment as Environment
+    from pytest_pibench.env.environment import deep_merge as deep_merge
+    from pytest_pibench.episode.loop import EpisodeResult as EpisodeResult
+    from pytest_pibench.episode.messages import STOP_SIGNALS as STOP_SIGNALS
+    from pytest_pibench.episode.messages import build_tool_call as build_tool_call
+    from pytest_pibench.episode.protocols import AgentProtocol as AgentProtocol
+    from pytest_pibench.episode.protocols import JudgeProtocol as JudgeProtocol
+    from pytest_pibench.episode.protocols import UserProtocol as UserProtocol
+    from pytest_pibench.episode.seeds import derive_seed as derive_seed
+    from pytest_pibench.evaluation import ScenarioResult as ScenarioResult
+    from pytest_pibench.evaluation import evaluate as evaluate
+    from pytest_pibench.participants.builtins import BaselineAgent as BaselineAgent
+    from pytest_pibench.participants.builtins import OracleAgent as OracleAgent
+    from pytest_pibench.participants.schemes import AgentSpecError as AgentSpecError
+    from pytest_pibench.participants.specs import AgentSpec as AgentSpec
+    from pytest_pibench.participants.specs import resolve_agent as resolve_agent
+    from pytest_pibench.participants.users import ScriptedUser as ScriptedUser
+    from pytest_pibench.paths import bundled_scenarios_dir as bundled_scenarios_dir
+    from pytest_pibench.results.leaderboard import to_leaderboard as to_leaderboard
+    from pytest_pibench.results.metrics import compute_metrics as compute_metrics
+    from pytest_pibench.results.metrics import pass_hat_k as pass_hat_k
+    from pytest_pibench.results.metrics import wilson_interval as wilson_interval
+    from pytest_pibench.results.rows import error_row as error_row
+    from pytest_pibench.results.rows import scenario_row as scenario_row
+    from pytest_pibench.runner import run_episode as run_episode
+    from pytest_pibench.runner import run_one as run_one
+    from pytest_pibench.runner import run_suite as run_suite
+    from pytest_pibench.scenario.loading import ScenarioError as ScenarioError
+    from pytest_pibench.scenario.loading import discover_scenarios as discover_scenarios
+    from pytest_pibench.scenario.loading import json_schema as json_schema
+    from pytest_pibench.scenario.loading import load_scenario as load_scenario
+    from pytest_pibench.scenario.models import Scenario as Scenario
+    from pytest_pibench.transcript import TraceEntry as TraceEntry
+    from pytest_pibench.validate import ValidationReport as ValidationReport
+    from pytest_pibench.validate import validate as validate
+    from pytest_pibench.vocab import LABELS as LABELS
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'pytest_pibench' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+if not TYPE_CHECKING:  # hidden from type checkers, so that a misspelt name is an error there
+
+    def __getattr__(name: str) -> Any:
+        """Import an exported name from its module on first use (then it is a plain global)."""
+        module = _EXPORTS.get(name)
+        if module is None:
+            raise AttributeError(f"module 'pytest_pibench' has no attribute {name!r}")
+        value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+        globals()[name] = value
+        return value
 
 
 def __dir__() -> list[str]:

@@ -8,9 +8,10 @@
     pi report FILE [-o OUT]                results or pytest-json-report file -> leaderboard JSON
     pi schema                              the JSON Schema of scenario files
 
-Arguments after ``--`` go to pytest unchanged. Upstream's flag names are
-accepted: ``--agent``, ``--agent-llm``, ``--user-llm``, ``--num-trials``,
-``--concurrency``, ``--seed``.
+Arguments after ``--`` go to pytest unchanged. ``pi run`` takes every
+``--pibench-NAME`` option of the plugin as ``--NAME`` (one option table for
+both). Upstream's flag names are accepted: ``--agent``, ``--agent-llm``,
+``--user-llm``, ``--num-trials``, ``--concurrency``, ``--seed``.
 
 A usage error (an unknown flag, a bad value, a path that does not exist, a
 name that is no known domain, scenario file or scenario id) exits with 4, as
@@ -24,7 +25,10 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
+
+if TYPE_CHECKING:
+    from pytest_pibench.results.types import ResultsDocument
 
 __all__ = ["USAGE_ERROR", "main"]
 
@@ -101,37 +105,50 @@ def resolve_scenario_arg(arg: str) -> str:
     )
 
 
+_UPSTREAM_ALIASES: dict[str, tuple[str, ...]] = {"trials": ("--num-trials",)}
+"""Upstream's names for plugin options: ``pi run --num-trials N`` is ``--trials N``."""
+
+
 def _run_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--agent", action="append", help="agent spec (repeatable); default: oracle")
-    parser.add_argument("--agent-llm", help="shortcut for --agent litellm:MODEL")
-    parser.add_argument("--user", help="user spec: scripted (default) or module:Class")
-    parser.add_argument("--user-llm", help="shortcut for --user litellm:MODEL")
-    parser.add_argument("--num-trials", type=int, help="trials per scenario")
-    parser.add_argument("--concurrency", type=int, help="parallel workers (pytest-xdist -n)")
-    parser.add_argument("--seed", type=int, help="base seed")
-    parser.add_argument("--max-steps", type=int, help="step limit per episode")
-    parser.add_argument("--results", help="results file (default pibench-results.json)")
-    parser.add_argument("--leaderboard", help="write the leaderboard artifact here")
-    parser.add_argument("--resume", help="results file or journal of an earlier run: reuse its finished rows")
+    """The flags of ``pi run`` and ``pi run-domain``: every plugin option, plus upstream's shortcuts.
+
+    Each ``--pibench-NAME`` of the plugin's option table is ``--NAME`` here, with
+    the plugin's help text and value type, so the two never drift apart.
+    """
+    from pytest_pibench.plugin.options import OPTIONS
+
+    for option in OPTIONS:
+        kwargs: dict[str, Any] = {
+            "dest": option.dest,
+            "action": "append" if option.repeatable else "store",
+            "type": option.value_type,
+            "metavar": option.metavar,
+        }
+        default = "; pi's default: oracle" if option.name == "agent" else ""
+        parser.add_argument(f"--{option.name}", help=option.help + default, **kwargs)
+        for alias in _UPSTREAM_ALIASES.get(option.name, ()):  # its own argument: errors name the flag typed
+            parser.add_argument(alias, help=f"upstream's name of --{option.name}", **kwargs)
+    parser.add_argument("--agent-llm", metavar="MODEL", help="shortcut for --agent litellm:MODEL")
+    parser.add_argument("--user-llm", metavar="MODEL", help="shortcut for --user litellm:MODEL")
+    parser.add_argument("--concurrency", type=int, metavar="N", help="parallel workers (pytest-xdist -n)")
 
 
 def _pytest_args(args: argparse.Namespace, paths: list[str], extra: list[str]) -> list[str]:
-    agents = list(args.agent or [])
+    """pytest's arguments for a ``pi run``: each flag given becomes its ``--pibench-*`` option."""
+    from pytest_pibench.plugin.options import OPTIONS
+
+    agents = list(getattr(args, "pibench_agent", None) or [])
     if args.agent_llm:
         agents.append(f"litellm:{args.agent_llm}")
     out = [f"--pibench-agent={a}" for a in agents or ["oracle"]]
-    user = f"litellm:{args.user_llm}" if args.user_llm else args.user
-    for flag, value in (
-        ("--pibench-user", user),
-        ("--pibench-trials", args.num_trials),
-        ("--pibench-seed", args.seed),
-        ("--pibench-max-steps", args.max_steps),
-        ("--pibench-results", args.results),
-        ("--pibench-leaderboard", args.leaderboard),
-        ("--pibench-resume", args.resume),
-    ):
-        if value is not None:
-            out.append(f"{flag}={value}")
+    for option in OPTIONS:
+        value = getattr(args, option.dest, None)
+        if option.name == "agent":
+            continue
+        if option.name == "user" and args.user_llm:
+            value = f"litellm:{args.user_llm}"
+        values = (value or []) if option.repeatable else [value]
+        out += [f"{option.flag}={v}" for v in values if v is not None]
     if args.concurrency and args.concurrency > 1:
         out += ["-n", str(args.concurrency)]
     return [*paths, *out, *extra]
@@ -191,7 +208,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def read_run(path: str) -> dict[str, Any]:
+def read_run(path: str) -> ResultsDocument:
     """A results document from our results file (a partial one folds its journal in), a journal,
     or a pytest-json-report file."""
     from pytest_pibench.results.document import read_results
@@ -207,25 +224,21 @@ def read_run(path: str) -> dict[str, Any]:
         rows = [t["metadata"]["pibench"] for t in data["tests"] if "pibench" in (t.get("metadata") or {})]
         if rows:
             block = data.get("pibench") or {}
-            return {
+            document: ResultsDocument = {
                 "rows": rows,
                 "wall_time": float(data.get("duration") or 0.0),
                 "complete": block.get("complete", True),
-                "validity": block.get("validity") or {},
             }
+            if block.get("validity"):
+                document["validity"] = block["validity"]
+            return document
         raise SystemExit(f"pi report: {path} has no pi-bench metadata (was the run made with --json-report?)")
     raise SystemExit(f"pi report: {path} is neither a pi-bench results file nor a pytest-json-report file")
 
 
-def rows_from_file(path: str) -> tuple[list[dict[str, Any]], float]:
-    """Rows and wall time from our results file, a journal or a pytest-json-report file."""
-    document = read_run(path)
-    return list(document.get("rows") or []), float(document.get("wall_time") or 0.0)
-
-
 def _cmd_report(args: argparse.Namespace) -> int:
-    from pytest_pibench.plugin.collector import validity
     from pytest_pibench.plugin.options import ERROR_BUDGET_EXIT_CODE
+    from pytest_pibench.results.document import validity
     from pytest_pibench.results.leaderboard import leaderboard_path, to_leaderboard
 
     document = read_run(_existing(args.file))
@@ -233,7 +246,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
     if args.max_error_rate is not None:
         budget = args.max_error_rate
     else:
-        budget = float((document.get("validity") or {}).get("max_error_rate") or 0.0)
+        recorded = document.get("validity")
+        budget = float((recorded.get("max_error_rate") if recorded else None) or 0.0)
     complete = document.get("complete") is not False
     agents = list(dict.fromkeys(str(r.get("agent", "agent")) for r in rows))
     artifacts = {}

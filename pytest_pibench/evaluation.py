@@ -6,17 +6,19 @@ saved transcript scores the same today, tomorrow and upstream.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_pibench.checks.base import DIMENSIONS, CheckContext, JudgeAsk
 from pytest_pibench.checks.decision import DecisionInfo, resolve_decision
-from pytest_pibench.checks.judge import judge_checks
-from pytest_pibench.checks.legacy import TIER2_TYPES, CheckResult, run_family
-from pytest_pibench.checks.policy import run_policy_check, run_state_check
-from pytest_pibench.env.environment import TraceEntry
-from pytest_pibench.episode.protocols import JudgeProtocol
+from pytest_pibench.checks.legacy import LEGACY_DIMENSIONS, run_family
+from pytest_pibench.checks.registry import dimension_of, run_check
+from pytest_pibench.checks.result import TIER2_TYPES, CheckResult
+from pytest_pibench.episode.protocols import InfrastructureError, JudgeProtocol
 from pytest_pibench.scenario.models import Scenario
+from pytest_pibench.transcript import TraceEntry
 
 __all__ = [
     "DIMENSIONS",
@@ -34,31 +36,6 @@ NORMAL_TERMINATIONS = frozenset({"agent_stop", "user_stop", "max_steps", "agent_
 ``tool_call_limit`` is ours (upstream has no tool-call limits): like
 ``max_steps`` it is a limit the agent ran into, so its transcript is scored.
 """
-
-
-DIMENSIONS: tuple[tuple[str, str], ...] = (
-    ("decision", "Decision Correctness"),
-    ("permissibility", "Action Permissibility"),
-    ("outcomes", "Required Outcomes"),
-    ("ordering", "Temporal Constraints"),
-    ("state", "State Correctness"),
-    ("communication", "Communication"),
-    ("semantic", "Semantic Quality"),
-)
-_DIMENSION_OF = {
-    "decision_equals": "decision",
-    "tool_not_called": "permissibility",
-    "message_not_contains": "permissibility",
-    "tool_before_tool": "ordering",
-    "tool_before_tool_any": "ordering",
-    "state_field": "state",
-    "db_replay": "state",
-    "env_assertion": "state",
-    "communicate": "communication",
-    "NL_JUDGE": "semantic",
-    "NL_ASSERTION": "semantic",
-    "nl_assertion_llm_judge": "semantic",
-}
 
 
 @dataclass(frozen=True)
@@ -89,7 +66,7 @@ class ScenarioResult:
             key: {"name": name, "passed": True, "checks": [], "failed_checks": []} for key, name in DIMENSIONS
         }
         for result in self.outcome_results:
-            bucket = buckets[_DIMENSION_OF.get(result.type, "outcomes")]
+            bucket = buckets[_dimension(result.type)]
             bucket["checks"].append(result.to_dict())
             if result.passed is False:
                 bucket["failed_checks"].append(result.to_dict())
@@ -112,6 +89,41 @@ class ScenarioResult:
         }
 
 
+def _dimension(result_type: str) -> str:
+    """The dimension a result scores in: its check type's declared one, a legacy family's, else ``outcomes``."""
+    return dimension_of(result_type) or LEGACY_DIMENSIONS.get(result_type, "outcomes")
+
+
+def _judge_asker(judge: JudgeProtocol) -> JudgeAsk:
+    """``ask(question, text) -> (answer, problem)`` over ``judge`` for one family's checks (upstream §5.4).
+
+    Answers are cached per ``(text, question)``; failures are not. One retry on an
+    unparseable answer. Any exception from the judge fails only the check that asked,
+    except :class:`InfrastructureError` (the judge could not be reached), which
+    propagates: an unreachable judge is an infrastructure error of the episode, never a "no".
+    """
+    cache: dict[tuple[str, str], str] = {}
+
+    def ask(question: str, text: str) -> tuple[str | None, str]:
+        key = (hashlib.md5(text.encode()).hexdigest(), question)
+        if key in cache:
+            return cache[key], ""
+        try:
+            for _ in range(2):
+                raw = judge.judge(question, text)
+                answer = raw.strip().upper() if isinstance(raw, str) else None
+                if answer in ("YES", "NO"):
+                    cache[key] = answer
+                    return answer, ""
+        except InfrastructureError:
+            raise
+        except Exception as exc:
+            return None, f"judge error: {type(exc).__name__}: {exc}"
+        return None, "judge answer unparseable after retry"
+
+    return ask
+
+
 def _transcript_parts(transcript: Any) -> tuple[list[dict[str, Any]], list[TraceEntry] | None, Any, str]:
     data = transcript.transcript() if hasattr(transcript, "transcript") else transcript
     if not isinstance(data, Mapping):
@@ -132,8 +144,8 @@ def event_flags(
     """V_r, AT_r, UR_r, OR_r, EA_r exactly as upstream §7.4 (all false without a trace)."""
     if trace is None:
         return dict.fromkeys(("V_r", "UR_r", "OR_r", "EA_r", "AT_r"), False)
-    checks = scenario.evaluation_criteria.policy_checks
-    violation = any(not run_policy_check(c, trace, messages, decision)[0] for c in checks)
+    context = CheckContext(trace, messages, decision)
+    violation = any(not run_check(c, context).passed for c in scenario.evaluation_criteria.policy_checks)
     forbidden = set(scenario.forbidden_tools)
     canonical = decision.as_flag_input
     label = scenario.label
@@ -177,23 +189,16 @@ def evaluate(scenario: Scenario, transcript: Any, *, judge: JudgeProtocol | None
     outcomes: list[CheckResult] = []
     breakdown: dict[str, Any] = {}
     for family in criteria.reward_basis:
-        if family == "POLICY":
-            if trace is None:  # upstream appends nothing without a trace (vacuous)
-                breakdown[family] = 0.0
-                continue
-            batch = [
-                CheckResult(c.outcome_id, c.type, *run_policy_check(c, trace, messages, decision))
-                for c in criteria.policy_checks
-            ]
-        elif family == "STATE_FIELD":
-            batch = [
-                CheckResult(c.outcome_id, "state_field", *run_state_check(c, state))
-                for c in criteria.state_field_checks
-            ]
-        elif family == "NL_JUDGE":
-            batch = judge_checks(criteria.nl_judge_checks, messages, judge)
+        if family == "POLICY" and trace is None:  # upstream appends nothing without a trace (vacuous)
+            breakdown[family] = 0.0
+            continue
+        ask = None if judge is None else _judge_asker(judge)  # the judge cache is per family, as upstream
+        context = CheckContext(trace or (), messages, decision, state, ask)
+        checks = criteria.checks_of(family)
+        if checks is not None:
+            batch = [run_check(c, context) for c in checks]
         else:  # upstream's other families (ACTION, DB, COMMUNICATE, NL_ASSERTION) or unknown
-            batch = run_family(family, criteria.model_extra or {}, messages, judge)
+            batch = run_family(family, criteria.model_extra or {}, context)
         breakdown[family] = 1.0 if all(r.passed is not False for r in batch) else 0.0
         outcomes += batch
     tier1 = [r for r in outcomes if r.tier == 1]

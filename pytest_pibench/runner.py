@@ -1,11 +1,15 @@
-"""Running scenarios into result rows: one row per (scenario, agent, trial), never an exception."""
+"""Running scenarios into result rows: one row per (scenario, agent, trial).
+
+Once the agent spec is resolved, what goes wrong in a run is a row, not an
+exception: see :func:`run_one` for which row and for what still raises.
+"""
 
 from __future__ import annotations
 
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pytest_pibench.domain.packs import DomainError
 from pytest_pibench.env.binding import Binding, bind_scenario
@@ -16,6 +20,7 @@ from pytest_pibench.evaluation import evaluate
 from pytest_pibench.participants.specs import AgentSpec, resolve_agent
 from pytest_pibench.participants.users import ScriptedUser
 from pytest_pibench.results.rows import error_row, scenario_row
+from pytest_pibench.results.types import ResultRow, UsageReport
 from pytest_pibench.scenario.loading import ScenarioError, discover_scenarios, load_scenario
 from pytest_pibench.scenario.models import Scenario
 from pytest_pibench.vocab import (
@@ -67,7 +72,13 @@ def run_episode(
 
     Raises:
         ScenarioError, DomainError, AgentSpecError: when the episode cannot start
-            at all (bad scenario, domain or spec). Participant failures never raise.
+            at all (bad scenario, domain or spec).
+        Exception: whatever building the agent raises, when ``agent`` is a spec
+            string (the episode has not started; :func:`run_one` scores it instead).
+
+    Once the episode runs, a participant's exception, invalid message or
+    timeout ends it with a termination reason instead of raising. Ctrl-C and
+    SIGTERM (``KeyboardInterrupt``) always propagate.
     """
     if not isinstance(scenario, Scenario):
         scenario = load_scenario(scenario)
@@ -101,11 +112,22 @@ def run_one(
     include_transcript: bool = True,
     max_tool_calls_per_message: int = DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE,
     max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
-) -> dict[str, Any]:
-    """Run and score one episode; any failure becomes an error row with the reason.
+) -> ResultRow:
+    """Run and score one episode into a result row.
 
-    A judge that cannot be reached (it raises :class:`InfrastructureError`) makes
-    an ``infra_error`` row, "judge unreachable: ...", kept out of every rate.
+    Once ``agent`` is resolved, an ``Exception`` raised while running becomes a
+    row: a broken scenario file or domain pack is a ``scenario_error`` row; an
+    agent that cannot be built, raises or overruns ``timeout`` is scored, as its
+    ``agent_error``;
+    a judge that cannot be reached (it raises :class:`InfrastructureError`) makes
+    an ``infra_error`` row, "judge unreachable: ...", kept out of every rate; any
+    other exception is a ``runtime_error`` row with its traceback.
+
+    Raises:
+        AgentSpecError: when ``agent`` is a spec string that does not resolve
+            (before anything runs).
+        KeyboardInterrupt: on Ctrl-C or SIGTERM; a stop is never recorded as a
+            row. So do other exceptions outside ``Exception`` (``SystemExit``).
     """
     spec = resolve_agent(agent) if isinstance(agent, str) else agent
     target: Scenario | Path = scenario if isinstance(scenario, Scenario) else Path(scenario)
@@ -177,7 +199,7 @@ def run_one(
     return _with_usage(row, agent_obj, user, judge_obj)
 
 
-def _with_usage(row: dict[str, Any], agent: Any, user: Any, judge: Any) -> dict[str, Any]:
+def _with_usage(row: ResultRow, agent: Any, user: Any, judge: Any) -> ResultRow:
     usage = {role: _usage(obj) for role, obj in (("agent", agent), ("user", user), ("judge", judge))}
     if any(usage.values()):
         row["usage"] = {role: spent for role, spent in usage.items() if spent}
@@ -208,14 +230,14 @@ def _build_agent(spec: AgentSpec, scenario: Scenario) -> Any:
         return _UnbuildableAgent(exc)
 
 
-def _usage(participant: Any) -> dict[str, Any] | None:
+def _usage(participant: Any) -> UsageReport | None:
     """What an LLM-backed participant spent (``participant.usage()``), if it reports it."""
     report = getattr(participant, "usage", None)
     if not callable(report):
         return None
     spent = report()
     data = spent.to_dict() if hasattr(spent, "to_dict") else spent
-    return dict(data) if isinstance(data, dict) else None
+    return cast(UsageReport, dict(data)) if isinstance(data, dict) else None
 
 
 def run_suite(
@@ -224,10 +246,13 @@ def run_suite(
     *,
     trials: int = 1,
     **options: Any,
-) -> list[dict[str, Any]]:
+) -> list[ResultRow]:
     """Every scenario file under ``paths`` x every agent x ``trials``, as rows.
 
     ``options`` are passed to :func:`run_one` (``base_seed``, ``judge``, ``timeout``...).
+
+    Raises:
+        AgentSpecError: when a spec string in ``agents`` does not resolve (before any episode runs).
     """
     files = [f for p in paths for f in discover_scenarios(p)]
     specs = [resolve_agent(a) if isinstance(a, str) else a for a in agents]

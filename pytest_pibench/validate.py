@@ -17,20 +17,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_pibench.checks.state import StateFieldCheck
+from pytest_pibench.checks.text import MessageNotContainsCheck
+from pytest_pibench.checks.tools import ordered_pairs, tools_named_by
+from pytest_pibench.checks.trace import ToolCalledWithCheck
 from pytest_pibench.domain.packs import DomainError
-from pytest_pibench.env.binding import Binding, bind_scenario, check_tool_names, unknown_check_tools
+from pytest_pibench.env.binding import Binding, bind_scenario, unknown_check_tools
 from pytest_pibench.episode.loop import EpisodeResult
 from pytest_pibench.evaluation import evaluate
 from pytest_pibench.participants.specs import BASELINE_DECISIONS, BaselineAgent, OracleAgent
 from pytest_pibench.runner import run_episode
 from pytest_pibench.scenario.loading import ScenarioError, discover_scenarios, load_scenario
-from pytest_pibench.scenario.models import (
-    MessageNotContainsCheck,
-    Scenario,
-    StateFieldCheck,
-    ToolBeforeToolCheck,
-    ToolCalledWithCheck,
-)
+from pytest_pibench.scenario.models import Scenario
 
 __all__ = ["Problem", "ValidationReport", "validate", "validate_scenario"]
 
@@ -126,7 +124,7 @@ def validate_scenario(scenario: Scenario, binding: Binding | None = None, *, nam
             add("baseline", f"baseline:{kind} passes every Tier-1 check although the label is {scenario.label}")
 
     visible = _visible_text(binding, oracle)
-    for message in _grounding_problems(scenario, binding, visible):
+    for message in _grounding_problems(scenario, visible):
         add("grounding", message)
     for message in _hidden_problems(scenario, binding, oracle):
         add("hidden", message)
@@ -137,11 +135,11 @@ def _tool_problems(scenario: Scenario, binding: Binding) -> list[str]:
     """Checks naming unknown tools (what ``bind_scenario`` refuses to run) or unexposed ones."""
     exposed = {t.name for t in binding.tools}
     out = [f"{path}: {message}" for path, message in unknown_check_tools(scenario, binding.domain)]
-    for i, check in enumerate(scenario.evaluation_criteria.policy_checks):
-        for tool in check_tool_names(check):
+    for path, check in scenario.evaluation_criteria.located_checks():
+        for tool in tools_named_by(check):
             if binding.domain.tool(tool) is not None and tool not in exposed:
                 out.append(
-                    f"policy_checks[{i}] ({check.outcome_id}) names {tool!r}, "
+                    f"{path.removeprefix('evaluation_criteria.')} ({check.outcome_id}) names {tool!r}, "
                     "which is not in available_tools: the check is inert"
                 )
     ref = scenario.reference_trajectory
@@ -193,7 +191,7 @@ def _grounded(value: Any, visible: str) -> bool:
     return str(value) in visible
 
 
-def _grounding_problems(scenario: Scenario, binding: Binding, visible: str) -> list[str]:
+def _grounding_problems(scenario: Scenario, visible: str) -> list[str]:
     out: list[str] = []
     crit = scenario.evaluation_criteria
     for check in crit.policy_checks:
@@ -255,8 +253,8 @@ def _cross_scenario(loaded: list[tuple[str, Scenario, Binding]]) -> list[Problem
             out.append(Problem(name, "ids", f"scenario_id {sid} is also used by {ids[sid]}"))
         ids.setdefault(sid, name)
         for check in scenario.evaluation_criteria.policy_checks:
-            if isinstance(check, ToolBeforeToolCheck):
-                orders.setdefault((binding.domain.name, check.first_tool, check.second_tool), name)
+            for first, then in ordered_pairs(check):
+                orders.setdefault((binding.domain.name, first, then), name)
     conflicts: dict[str, list[str]] = defaultdict(list)
     for (domain, first, second), name in orders.items():
         other = orders.get((domain, second, first))

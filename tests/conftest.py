@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 from collections.abc import Callable
@@ -14,6 +15,13 @@ DATA = Path(__file__).parent / "data"
 TOY_WORKSPACE = DATA / "workspace"
 TOY_ALLOW = TOY_WORKSPACE / "scenarios" / "toyshop" / "toy_allow_refund.json"
 TOY_ESCALATE = TOY_WORKSPACE / "scenarios" / "toyshop" / "toy_escalate_expensive.json"
+
+# For tests that drive litellm (an LLM agent, user or judge): skipped, saying why, without the ``llm`` extra.
+_LLM_MISSING = [name for name in ("litellm", "tenacity") if importlib.util.find_spec(name) is None]
+requires_llm = pytest.mark.skipif(
+    bool(_LLM_MISSING),
+    reason=f"the llm extra is not installed (no {', '.join(_LLM_MISSING)}): pip install 'pytest-pibench[llm]'",
+)
 
 
 @pytest.fixture
@@ -49,3 +57,29 @@ def toy_project(pytester: pytest.Pytester) -> pytest.Pytester:
     shutil.copytree(TOY_WORKSPACE / "domains", pytester.path / "domains")
     shutil.copytree(TOY_WORKSPACE / "scenarios", pytester.path / "scenarios")
     return pytester
+
+
+@pytest.fixture
+def install_distribution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Path]:
+    """Install a real (tiny) distribution for this test: its files and a ``.dist-info`` on ``sys.path``.
+
+    ``importlib.metadata`` finds it like any installed package, entry points included.
+    ``install(name, entry_points={group: {ep_name: value}}, files={relative_path: text})``
+    returns the site folder.
+    """
+    site = tmp_path / "site-packages"
+    site.mkdir(exist_ok=True)
+    monkeypatch.syspath_prepend(str(site))
+
+    def install(name: str, *, entry_points: dict[str, dict[str, str]], files: dict[str, str] | None = None) -> Path:
+        for relative, text in (files or {}).items():
+            (site / relative).parent.mkdir(parents=True, exist_ok=True)
+            (site / relative).write_text(text, encoding="utf-8")
+        info = site / f"{name.replace('-', '_')}-1.0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n", encoding="utf-8")
+        sections = [f"[{g}]\n" + "".join(f"{k} = {v}\n" for k, v in eps.items()) for g, eps in entry_points.items()]
+        (info / "entry_points.txt").write_text("\n".join(sections), encoding="utf-8")
+        return site
+
+    return install

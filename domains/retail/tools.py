@@ -11,26 +11,42 @@ enforce the return policy (windows, tiers, fees, thresholds, account flags):
 whether the agent follows the policy is what the benchmark measures.
 
 Time comes from the scenario clock (``now``); all calendar dates are Central Time
-(America/Chicago), as the policy counts days.
+(America/Chicago), as the policy counts days. The generic parts (time zones,
+money in cents, finding and appending records) come from
+:mod:`pytest_pibench.toolkit`; this file holds only what is retail's own.
 """
 
 import copy
-import math
-from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
-from decimal import ROUND_HALF_UP, Decimal
-from functools import cache
-from typing import Any, Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from datetime import date
+from decimal import Decimal
+from typing import Any, Literal, NamedTuple
 
 from pytest_pibench.toolkit import (
     DB,
+    ZERO,
     Decision,
     ToolError,
+    allocate,
     append_decision,
+    append_record,
+    constant,
+    days_between,
     find_record,
-    next_id,
-    now,
-    now_datetime,
+    find_records,
+    format_money,
+    local_date,
+    money,
+    money_float,
+    nested_records,
+    new_record,
+    percent_of,
+    positive_amount,
+    record_getter,
+    require_text,
+    round_cents,
+    sum_money,
+    today,
+    trailing_days,
 )
 
 # --------------------------------------------------------------------------- enums
@@ -72,11 +88,12 @@ FlagType = Literal["return_abuse", "suspected_fraud", "identity_mismatch"]
 
 # --------------------------------------------------------------------------- constants
 
-CENTRAL_TZ_NAME = "America/Chicago"
+CENTRAL_TIME = "America/Chicago"
+"""Larkspur's time zone: the policy counts every day as a Central calendar date."""
+
 DEFAULT_GENERAL_WINDOW_DAYS = 30
 DEFAULT_ELECTRONICS_WINDOW_DAYS = 15
 RETURN_HISTORY_LOOKBACK_DAYS = 90
-CENT = Decimal("0.01")
 
 _SHIPPING_KEYS = ("shipping_cost", "shipping_fee", "shipping")
 """Order fields that may hold the original shipping charge (first present wins)."""
@@ -84,152 +101,26 @@ _SHIPPING_KEYS = ("shipping_cost", "shipping_fee", "shipping")
 _SHIPPING_REFUND_REASONS = frozenset({"damaged_in_transit", "wrong_item"})
 """Refund reasons under which the original shipping charge is also refundable."""
 
-# --------------------------------------------------------------------------- time helpers
-
-
-@cache
-def _central_zone() -> tzinfo | None:
-    """The America/Chicago zone, or None when the system has no time-zone data."""
-    try:
-        return ZoneInfo(CENTRAL_TZ_NAME)
-    except (ZoneInfoNotFoundError, ValueError, OSError):
-        return None
-
-
-def _nth_sunday(year: int, month: int, n: int) -> date:
-    first = date(year, month, 1)
-    return first + timedelta(days=(6 - first.weekday()) % 7 + 7 * (n - 1))
-
-
-def _central_fallback(moment: datetime) -> datetime:
-    """US Central time by the federal DST rule (used only without tz data).
-
-    Daylight time runs from the second Sunday of March, 02:00 CST (08:00 UTC),
-    to the first Sunday of November, 02:00 CDT (07:00 UTC).
-    """
-    utc = moment.astimezone(UTC)
-    start = datetime.combine(_nth_sunday(utc.year, 3, 2), datetime.min.time(), UTC)
-    end = datetime.combine(_nth_sunday(utc.year, 11, 1), datetime.min.time(), UTC)
-    dst = start + timedelta(hours=8) <= utc < end + timedelta(hours=7)
-    offset = timedelta(hours=-5 if dst else -6)
-    return utc.astimezone(timezone(offset, "CDT" if dst else "CST"))
-
-
-def _to_central(moment: datetime) -> datetime:
-    """An aware datetime in Central Time; a naive one is taken as Central wall time."""
-    if moment.tzinfo is None or moment.utcoffset() is None:
-        return moment
-    zone = _central_zone()
-    return moment.astimezone(zone) if zone is not None else _central_fallback(moment)
-
-
-def _parse_central_date(value: object, what: str) -> date:
-    """The Central calendar date of a DB date value.
-
-    ``YYYY-MM-DD`` is already a Central date; a timestamp with an offset (or
-    ``Z``) is converted to Central Time first; a timestamp without an offset is
-    taken as Central wall time.
-    """
-    if isinstance(value, datetime):
-        return _to_central(value).date()
-    if isinstance(value, date):
-        return value
-    if not isinstance(value, str) or not value.strip():
-        raise ToolError(f"{what} is missing or not a date (found {value!r}).")
-    text = value.strip()
-    try:
-        if len(text) == 10:
-            return date.fromisoformat(text)
-        return _to_central(datetime.fromisoformat(text)).date()
-    except ValueError:
-        raise ToolError(f"{what} is not an ISO-8601 date or timestamp (found {text!r}).") from None
-
-
-def _today_central(db: DB) -> date:
-    """The scenario's current date in Central Time."""
-    try:
-        moment = now_datetime(db)
-    except ValueError:
-        raise ToolError(f"The scenario clock {now(db)!r} is not an ISO-8601 timestamp.") from None
-    return _to_central(moment).date()
-
-
-# --------------------------------------------------------------------------- money helpers
-
-
-def _money(value: object) -> Decimal:
-    """A DB or agent amount as Decimal rounded to cents (half-up); unreadable values are 0."""
-    if isinstance(value, bool) or not isinstance(value, int | float | str | Decimal):
-        return Decimal("0.00")
-    try:
-        amount = Decimal(str(value))
-    except ArithmeticError:
-        return Decimal("0.00")
-    if not amount.is_finite():
-        return Decimal("0.00")
-    return amount.quantize(CENT, rounding=ROUND_HALF_UP)
-
-
-def _requested_amount(amount: float, what: str = "amount") -> Decimal:
-    """Validate an agent-supplied money amount: finite and > 0 after rounding to cents."""
-    if isinstance(amount, float) and not math.isfinite(amount):
-        raise ToolError(f"{what} must be a finite number of US dollars, e.g. 42.50.")
-    value = _money(amount)
-    if value <= 0:
-        raise ToolError(f"{what} must be greater than 0 (got {amount!r}).")
-    return value
-
-
-def _as_float(value: Decimal) -> float:
-    return float(value.quantize(CENT, rounding=ROUND_HALF_UP))
-
-
 # --------------------------------------------------------------------------- record helpers
 
-
-def _collection(db: DB, name: str) -> list[Any]:
-    """The list ``db[name]``, created empty if absent."""
-    records = db.get(name)
-    if not isinstance(records, list):
-        records = []
-        db[name] = records
-    return records
-
-
-def _store(db: DB, collection: str, record: dict[str, Any]) -> dict[str, Any]:
-    """Append an action record to its collection and return a copy for the agent."""
-    _collection(db, collection).append(record)
-    return copy.deepcopy(record)
+_get_order = record_getter(
+    "orders", "order_id", "No order found with order_id {value!r}. Check the id (format like 'ORD-1001')."
+)
+_get_customer = record_getter(
+    "customers", "customer_id", "No customer found with customer_id {value!r}. Check the id (format like 'CUS-2001')."
+)
+_get_product = record_getter(
+    "products", "sku", "No product found with sku {value!r}. Check the sku (format like 'LHT-EL-2041')."
+)
 
 
-def _get_order(db: DB, order_id: str) -> dict[str, Any]:
-    try:
-        return find_record(db, "orders", "order_id", order_id)
-    except ToolError:
-        raise ToolError(f"No order found with order_id {order_id!r}. Check the id (format like 'ORD-1001').") from None
-
-
-def _get_customer(db: DB, customer_id: str) -> dict[str, Any]:
-    try:
-        return find_record(db, "customers", "customer_id", customer_id)
-    except ToolError:
-        raise ToolError(
-            f"No customer found with customer_id {customer_id!r}. Check the id (format like 'CUS-2001')."
-        ) from None
-
-
-def _get_product(db: DB, sku: str) -> dict[str, Any]:
-    try:
-        return find_record(db, "products", "sku", sku)
-    except ToolError:
-        raise ToolError(f"No product found with sku {sku!r}. Check the sku (format like 'LHT-EL-2041').") from None
+def _central_date(value: object, what: str) -> date:
+    """The Central calendar date of a DB date or timestamp (a plain date is already Central)."""
+    return local_date(value, CENTRAL_TIME, what)
 
 
 def _order_items(order: dict[str, Any]) -> list[dict[str, Any]]:
-    items = order.get("items")
-    if not isinstance(items, list):
-        return []
-    return [item for item in items if isinstance(item, dict)]
+    return nested_records(order, "items")
 
 
 def _get_item(order: dict[str, Any], item_id: str) -> dict[str, Any]:
@@ -245,12 +136,12 @@ def _item_value(item: dict[str, Any]) -> Decimal:
     quantity = item.get("quantity", 1)
     if isinstance(quantity, bool) or not isinstance(quantity, int | float) or quantity <= 0:
         quantity = 1
-    return (_money(item.get("price", 0)) * Decimal(str(quantity))).quantize(CENT, rounding=ROUND_HALF_UP)
+    return round_cents(money(item.get("price", 0)) * Decimal(str(quantity)))
 
 
 def _prior_adjustment(item: dict[str, Any]) -> Decimal:
     """Price-adjustment money already paid back on this line."""
-    return _money(item.get("price_adjusted_amount", 0))
+    return money(item.get("price_adjusted_amount", 0))
 
 
 def _is_electronics(db: DB, item: dict[str, Any]) -> bool:
@@ -267,24 +158,11 @@ def _is_electronics(db: DB, item: dict[str, Any]) -> bool:
     return False
 
 
-def _constant(db: DB, *path: str, default: int) -> int:
-    node: Any = db.get("constants")
-    for key in path:
-        if not isinstance(node, dict):
-            return default
-        node = node.get(key)
-    return node if isinstance(node, int) and not isinstance(node, bool) else default
-
-
 def _refund_for_item(db: DB, order_id: str, item_id: str, *, adjustment: bool) -> str | None:
     """The id of an earlier refund of ``item_id``: a price adjustment or a real refund."""
-    for record in _collection(db, "refunds"):
-        if (
-            isinstance(record, dict)
-            and record.get("order_id") == order_id
-            and item_id in (record.get("item_ids") or [])
-            and (record.get("reason_code") == "price_adjustment") == adjustment
-        ):
+    for record in find_records(db, "refunds", order_id=order_id):
+        was_adjustment = record.get("reason_code") == "price_adjustment"
+        if item_id in (record.get("item_ids") or []) and was_adjustment == adjustment:
             return str(record.get("refund_id"))
     return None
 
@@ -292,15 +170,8 @@ def _refund_for_item(db: DB, order_id: str, item_id: str, *, adjustment: bool) -
 def _order_shipping(order: dict[str, Any]) -> Decimal:
     for key in _SHIPPING_KEYS:
         if key in order:
-            return _money(order.get(key))
-    return Decimal("0.00")
-
-
-def _non_empty(text: str, what: str) -> str:
-    cleaned = text.strip()
-    if not cleaned:
-        raise ToolError(f"{what} must not be empty.")
-    return cleaned
+            return money(order.get(key))
+    return ZERO
 
 
 # =========================================================================== lookups
@@ -339,11 +210,7 @@ def lookup_customer(db: DB, customer_id: str) -> dict[str, Any]:
     """
     profile = copy.deepcopy(_get_customer(db, customer_id))
     if "order_ids" not in profile:
-        profile["order_ids"] = [
-            order.get("order_id")
-            for order in _collection(db, "orders")
-            if isinstance(order, dict) and order.get("customer_id") == customer_id
-        ]
+        profile["order_ids"] = [order.get("order_id") for order in find_records(db, "orders", customer_id=customer_id)]
     return profile
 
 
@@ -381,42 +248,29 @@ def get_return_history(db: DB, customer_id: str) -> dict[str, Any]:
         customer_id: The customer id, e.g. "CUS-2001".
     """
     _get_customer(db, customer_id)
-    today = _today_central(db)
-    since = today - timedelta(days=RETURN_HISTORY_LOOKBACK_DAYS)
+    as_of = today(db, CENTRAL_TIME)
+    lookback = trailing_days(as_of, RETURN_HISTORY_LOOKBACK_DAYS)
 
     returns: list[tuple[date, dict[str, Any]]] = []
-    for record in _collection(db, "return_history"):
-        if not isinstance(record, dict) or record.get("customer_id") != customer_id:
-            continue
-        returned_on = _parse_central_date(
-            record.get("returned_on"),
-            f"returned_on of return {record.get('return_id')!r}",
-        )
+    for record in find_records(db, "return_history", customer_id=customer_id):
+        returned_on = _central_date(record.get("returned_on"), f"returned_on of return {record.get('return_id')!r}")
         entry = copy.deepcopy(record)
-        entry["within_last_90_days"] = since <= returned_on <= today
+        entry["within_last_90_days"] = returned_on in lookback
         returns.append((returned_on, entry))
     returns.sort(key=lambda pair: pair[0])
 
-    credit = Decimal("0.00")
-    for record in _collection(db, "store_credits"):
-        if (
-            isinstance(record, dict)
-            and record.get("customer_id") == customer_id
-            and record.get("reason_code") == "no_receipt"
-        ):
-            created = _parse_central_date(
-                record.get("created_at"),
-                f"created_at of store credit {record.get('credit_id')!r}",
-            )
-            if since <= created <= today:
-                credit += _money(record.get("amount"))
+    credit = ZERO
+    for record in find_records(db, "store_credits", customer_id=customer_id, reason_code="no_receipt"):
+        created = _central_date(record.get("created_at"), f"created_at of store credit {record.get('credit_id')!r}")
+        if created in lookback:
+            credit += money(record.get("amount"))
 
     return {
         "customer_id": customer_id,
-        "as_of_date": today.isoformat(),
+        "as_of_date": as_of.isoformat(),
         "returns_last_90_days": sum(1 for _, e in returns if e["within_last_90_days"]),
         "returns": [entry for _, entry in returns],
-        "no_receipt_credit_last_90_days_usd": _as_float(credit),
+        "no_receipt_credit_last_90_days_usd": money_float(credit),
     }
 
 
@@ -450,42 +304,30 @@ def check_return_window(db: DB, order_id: str) -> dict[str, Any]:
         order_id: The order id, e.g. "ORD-1001".
     """
     order = _get_order(db, order_id)
-    today = _today_central(db)
+    as_of = today(db, CENTRAL_TIME)
 
     reference: date | None = None
     basis = "purchase_date"
     delivery_confirmed = False
     if order.get("channel") != "in_store" and order.get("delivery_date"):
-        delivered = _parse_central_date(order.get("delivery_date"), f"delivery_date of order {order_id!r}")
-        if delivered <= today:
+        delivered = _central_date(order.get("delivery_date"), f"delivery_date of order {order_id!r}")
+        if delivered <= as_of:
             reference, basis, delivery_confirmed = delivered, "delivery_date", True
     if reference is None:
-        reference = _parse_central_date(order.get("purchase_date"), f"purchase_date of order {order_id!r}")
+        reference = _central_date(order.get("purchase_date"), f"purchase_date of order {order_id!r}")
 
     electronics = any(_is_electronics(db, item) for item in _order_items(order))
     if electronics:
-        base = _constant(
-            db,
-            "return_windows_days",
-            "member",
-            "electronics",
-            default=DEFAULT_ELECTRONICS_WINDOW_DAYS,
-        )
+        base = constant(db, "return_windows_days", "member", "electronics", default=DEFAULT_ELECTRONICS_WINDOW_DAYS)
     else:
-        base = _constant(
-            db,
-            "return_windows_days",
-            "member",
-            "general",
-            default=DEFAULT_GENERAL_WINDOW_DAYS,
-        )
-    days_elapsed = (today - reference).days
+        base = constant(db, "return_windows_days", "member", "general", default=DEFAULT_GENERAL_WINDOW_DAYS)
+    days_elapsed = days_between(reference, as_of)
 
     result: dict[str, Any] = {
         "order_id": order_id,
         "reference_date": reference.isoformat(),
         "reference_basis": basis,
-        "as_of_date": today.isoformat(),
+        "as_of_date": as_of.isoformat(),
         "days_elapsed": days_elapsed,
         "base_window_days": base,
         "within_base_window": days_elapsed <= base,
@@ -531,14 +373,69 @@ def issue_refund(
         amount: Exact USD amount to refund, e.g. 37.50; required for price_adjustment.
     """
     order = _get_order(db, order_id)
+    items = _items_to_refund(order, item_ids)
+    adjustment = reason_code == "price_adjustment"
+    _check_refundable(db, order_id, items, adjustment=adjustment)
+    if adjustment:
+        quote = _price_adjustment_quote(items, item_ids, restocking_fee_percent, amount)
+        _apply_price_adjustment(order, items, quote)
+    else:
+        quote = _refund_quote(order_id, order, items, item_ids, reason_code, restocking_fee_percent, amount)
+        _apply_refund(order, items, quote)
+
+    customer_id = order.get("customer_id")
+    record = new_record(
+        db,
+        "refund_id",
+        "REF",
+        order_id=order_id,
+        customer_id=customer_id,
+        item_ids=list(item_ids),
+        amount=money_float(quote.amount),
+        restocking_fee_percent=restocking_fee_percent,
+        restocking_fee_amount=money_float(quote.fee),
+        shipping_refunded=money_float(quote.shipping),
+        refund_method=refund_method,
+        paid_to=order.get("payment_method") if refund_method == "original_payment" else "store_credit",
+        reason_code=reason_code,
+    )
+    if refund_method == "store_credit" and isinstance(customer_id, str):
+        balance = _credit_customer_balance(db, customer_id, quote.amount)
+        if balance is not None:
+            record["store_credit_balance_after"] = money_float(balance)
+    return append_record(db, "refunds", record)
+
+
+# --------------------------------------------------------------------------- issue_refund, step by step
+
+
+class _Quote(NamedTuple):
+    """What a refund pays, computed and checked before anything changes."""
+
+    values: list[Decimal]
+    """Per item: what it can still return (price paid less earlier price adjustments)."""
+    value: Decimal
+    """The items' total value."""
+    fee: Decimal
+    """The restocking fee deducted."""
+    shipping: Decimal
+    """The original shipping charge refunded with the items."""
+    amount: Decimal
+    """What is paid back."""
+
+
+def _items_to_refund(order: dict[str, Any], item_ids: list[str]) -> list[dict[str, Any]]:
+    """The live item records named by ``item_ids``: at least one, no repeats, all in the order."""
     if not item_ids:
         raise ToolError("item_ids must list at least one item id of the order, e.g. ['ORD-1001-1'].")
     duplicates = sorted({i for i in item_ids if item_ids.count(i) > 1})
     if duplicates:
         raise ToolError(f"item_ids lists {', '.join(map(repr, duplicates))} more than once.")
-    items = [_get_item(order, item_id) for item_id in item_ids]
-    adjustment = reason_code == "price_adjustment"
+    return [_get_item(order, item_id) for item_id in item_ids]
 
+
+def _check_refundable(db: DB, order_id: str, items: list[dict[str, Any]], *, adjustment: bool) -> None:
+    """No item refunded or exchanged before; for a price adjustment, none adjusted before."""
     for item in items:
         item_id = str(item.get("item_id"))
         status = item.get("return_status")
@@ -562,91 +459,97 @@ def issue_refund(
                 + "; an item can be price-adjusted only once. Nothing was changed."
             )
 
-    # What the items can still return: price paid less earlier price adjustments.
-    values = [_item_value(item) - _prior_adjustment(item) for item in items]
-    value = sum(values, Decimal("0.00"))
-    fee = Decimal("0.00")
-    shipping = Decimal("0.00")
 
-    if adjustment:
-        if amount is None:
-            raise ToolError(
-                "amount is required for reason_code 'price_adjustment': pass the price "
-                "difference (price paid minus current price, times quantity), e.g. 25.00."
-            )
-        if restocking_fee_percent != 0:
-            raise ToolError("A price adjustment carries no restocking fee: pass restocking_fee_percent 0.")
-        refund = _requested_amount(amount)
-        if refund > value:
-            raise ToolError(
-                f"amount {_as_float(refund):.2f} exceeds the {_as_float(value):.2f} paid for "
-                f"item(s) {', '.join(item_ids)}."
-            )
+def _remaining_values(items: list[dict[str, Any]]) -> list[Decimal]:
+    """What each item can still return: price paid less earlier price adjustments."""
+    return [_item_value(item) - _prior_adjustment(item) for item in items]
+
+
+def _price_adjustment_quote(
+    items: list[dict[str, Any]], item_ids: list[str], restocking_fee_percent: int, amount: float | None
+) -> _Quote:
+    """A price adjustment pays the difference the agent names: required, no fee, at most the items' value."""
+    values = _remaining_values(items)
+    value = sum_money(values)
+    if amount is None:
+        raise ToolError(
+            "amount is required for reason_code 'price_adjustment': pass the price "
+            "difference (price paid minus current price, times quantity), e.g. 25.00."
+        )
+    if restocking_fee_percent != 0:
+        raise ToolError("A price adjustment carries no restocking fee: pass restocking_fee_percent 0.")
+    refund = positive_amount(amount)
+    if refund > value:
+        raise ToolError(
+            f"amount {format_money(refund)} exceeds the {format_money(value)} paid for item(s) {', '.join(item_ids)}."
+        )
+    return _Quote(values, value, ZERO, ZERO, refund)
+
+
+def _refund_quote(
+    order_id: str,
+    order: dict[str, Any],
+    items: list[dict[str, Any]],
+    item_ids: list[str],
+    reason_code: str,
+    restocking_fee_percent: int,
+    amount: float | None,
+) -> _Quote:
+    """A refund pays the items' value less the fee, plus shipping once for transit damage or a wrong item.
+
+    An explicit ``amount`` may be lower (then shipping is the part of it above the items' net value).
+    """
+    values = _remaining_values(items)
+    value = sum_money(values)
+    fee = percent_of(value, restocking_fee_percent)
+    shipping = ZERO
+    if reason_code in _SHIPPING_REFUND_REASONS and not order.get("shipping_refunded"):
+        shipping = _order_shipping(order)
+    cap = value - fee + shipping
+    if amount is None:
+        refund = cap
     else:
-        fee = (value * Decimal(restocking_fee_percent) / 100).quantize(CENT, rounding=ROUND_HALF_UP)
-        if reason_code in _SHIPPING_REFUND_REASONS and not order.get("shipping_refunded"):
-            shipping = _order_shipping(order)
-        cap = value - fee + shipping
-        if amount is None:
-            refund = cap
-        else:
-            refund = _requested_amount(amount)
-            if refund > cap:
-                raise ToolError(
-                    f"amount {_as_float(refund):.2f} exceeds the {_as_float(cap):.2f} refundable "
-                    f"for item(s) {', '.join(item_ids)} (price paid {_as_float(value):.2f}, "
-                    f"restocking fee {_as_float(fee):.2f}"
-                    + (f", shipping {_as_float(shipping):.2f}" if shipping else "")
-                    + "). Nothing was changed."
-                )
-            shipping = max(Decimal("0.00"), min(shipping, refund - (value - fee)))
-        if refund <= 0:
-            raise ToolError(f"Nothing is left to refund for item(s) {', '.join(item_ids)} of order {order_id!r}.")
+        refund = positive_amount(amount)
+        if refund > cap:
+            raise ToolError(
+                f"amount {format_money(refund)} exceeds the {format_money(cap)} refundable "
+                f"for item(s) {', '.join(item_ids)} (price paid {format_money(value)}, "
+                f"restocking fee {format_money(fee)}"
+                + (f", shipping {format_money(shipping)}" if shipping else "")
+                + "). Nothing was changed."
+            )
+        shipping = max(ZERO, min(shipping, refund - (value - fee)))
+    if refund <= 0:
+        raise ToolError(f"Nothing is left to refund for item(s) {', '.join(item_ids)} of order {order_id!r}.")
+    return _Quote(values, value, fee, shipping, refund)
 
-    # All checks passed: change state.
-    if adjustment:
-        remaining = refund
-        for index, (item, item_value) in enumerate(zip(items, values, strict=True)):
-            if index == len(items) - 1:
-                share = remaining
-            else:
-                share = (refund * item_value / value).quantize(CENT, rounding=ROUND_HALF_UP)
-                remaining -= share
-            item["price_adjusted_amount"] = _as_float(share)
-            item["return_status"] = "price_adjusted"
-        order["return_status"] = "price_adjusted"
-    else:
-        for item in items:
-            item["return_status"] = "refunded"
-        order["return_status"] = "refunded"
-        if shipping > 0:
-            order["shipping_refunded"] = True
 
-    customer_id = order.get("customer_id")
-    record: dict[str, Any] = {
-        "refund_id": next_id(db, "REF"),
-        "order_id": order_id,
-        "customer_id": customer_id,
-        "item_ids": list(item_ids),
-        "amount": _as_float(refund),
-        "restocking_fee_percent": restocking_fee_percent,
-        "restocking_fee_amount": _as_float(fee),
-        "shipping_refunded": _as_float(shipping),
-        "refund_method": refund_method,
-        "paid_to": order.get("payment_method") if refund_method == "original_payment" else "store_credit",
-        "reason_code": reason_code,
-        "created_at": now(db),
-    }
-    if refund_method == "store_credit" and isinstance(customer_id, str):
-        try:
-            customer = find_record(db, "customers", "customer_id", customer_id)
-        except ToolError:
-            customer = None
-        if customer is not None:
-            balance = _money(customer.get("store_credit_balance", 0)) + refund
-            customer["store_credit_balance"] = _as_float(balance)
-            record["store_credit_balance_after"] = _as_float(balance)
-    return _store(db, "refunds", record)
+def _apply_price_adjustment(order: dict[str, Any], items: list[dict[str, Any]], quote: _Quote) -> None:
+    """Split the adjustment over the items pro rata; they stay with the customer, marked price_adjusted."""
+    for item, share in zip(items, allocate(quote.amount, quote.values), strict=True):
+        item["price_adjusted_amount"] = money_float(share)
+        item["return_status"] = "price_adjusted"
+    order["return_status"] = "price_adjusted"
+
+
+def _apply_refund(order: dict[str, Any], items: list[dict[str, Any]], quote: _Quote) -> None:
+    """Mark the items and the order refunded, and the order's shipping when it was paid back."""
+    for item in items:
+        item["return_status"] = "refunded"
+    order["return_status"] = "refunded"
+    if quote.shipping > 0:
+        order["shipping_refunded"] = True
+
+
+def _credit_customer_balance(db: DB, customer_id: str, amount: Decimal) -> Decimal | None:
+    """Raise the customer's store_credit_balance by ``amount``; the new balance (None if no such customer)."""
+    try:
+        customer = find_record(db, "customers", "customer_id", customer_id)
+    except ToolError:
+        return None
+    balance = money(customer.get("store_credit_balance", 0)) + amount
+    customer["store_credit_balance"] = money_float(balance)
+    return balance
 
 
 def issue_store_credit(
@@ -671,22 +574,23 @@ def issue_store_credit(
         order_id: The related order, if there is one, e.g. "ORD-1001".
     """
     customer = _get_customer(db, customer_id)
-    credit = _requested_amount(amount)
+    credit = positive_amount(amount)
     if order_id is not None:
         _get_order(db, order_id)
 
-    balance = _money(customer.get("store_credit_balance", 0)) + credit
-    customer["store_credit_balance"] = _as_float(balance)
-    record: dict[str, Any] = {
-        "credit_id": next_id(db, "SCR"),
-        "customer_id": customer_id,
-        "amount": _as_float(credit),
-        "reason_code": reason_code,
-        "order_id": order_id,
-        "balance_after": _as_float(balance),
-        "created_at": now(db),
-    }
-    return _store(db, "store_credits", record)
+    balance = money(customer.get("store_credit_balance", 0)) + credit
+    customer["store_credit_balance"] = money_float(balance)
+    record = new_record(
+        db,
+        "credit_id",
+        "SCR",
+        customer_id=customer_id,
+        amount=money_float(credit),
+        reason_code=reason_code,
+        order_id=order_id,
+        balance_after=money_float(balance),
+    )
+    return append_record(db, "store_credits", record)
 
 
 def process_exchange(
@@ -721,17 +625,18 @@ def process_exchange(
 
     item["return_status"] = "exchanged"
     order["return_status"] = "exchanged"
-    record: dict[str, Any] = {
-        "exchange_id": next_id(db, "EXC"),
-        "order_id": order_id,
-        "item_id": item_id,
-        "original_sku": item.get("sku"),
-        "replacement_sku": replacement_sku,
-        "replacement_name": product.get("name"),
-        "reason_code": reason_code,
-        "created_at": now(db),
-    }
-    return _store(db, "exchanges", record)
+    record = new_record(
+        db,
+        "exchange_id",
+        "EXC",
+        order_id=order_id,
+        item_id=item_id,
+        original_sku=item.get("sku"),
+        replacement_sku=replacement_sku,
+        replacement_name=product.get("name"),
+        reason_code=reason_code,
+    )
+    return append_record(db, "exchanges", record)
 
 
 def deny_return(db: DB, order_id: str, reason_code: DenialReason) -> dict[str, Any]:
@@ -746,28 +651,18 @@ def deny_return(db: DB, order_id: str, reason_code: DenialReason) -> dict[str, A
         reason_code: Why the request is declined, e.g. "outside_window".
     """
     order = _get_order(db, order_id)
-    denials = _collection(db, "denials")
-    for existing in denials:
-        if (
-            isinstance(existing, dict)
-            and existing.get("order_id") == order_id
-            and existing.get("reason_code") == reason_code
-            and order.get("return_status") == "denied"
-        ):
+    if order.get("return_status") == "denied":
+        for existing in find_records(db, "denials", order_id=order_id, reason_code=reason_code):
             raise ToolError(
                 f"Order {order_id!r} is already denied with reason {reason_code!r} "
                 f"(denial {existing.get('denial_id')}); nothing was changed."
             )
 
     order["return_status"] = "denied"
-    record: dict[str, Any] = {
-        "denial_id": next_id(db, "DEN"),
-        "order_id": order_id,
-        "customer_id": order.get("customer_id"),
-        "reason_code": reason_code,
-        "created_at": now(db),
-    }
-    return _store(db, "denials", record)
+    record = new_record(
+        db, "denial_id", "DEN", order_id=order_id, customer_id=order.get("customer_id"), reason_code=reason_code
+    )
+    return append_record(db, "denials", record)
 
 
 def escalate_to_manager(
@@ -790,40 +685,41 @@ def escalate_to_manager(
         order_id: The order concerned, if any, e.g. "ORD-1001".
         customer_id: The customer concerned, if any, e.g. "CUS-2001".
     """
-    text = _non_empty(summary, "summary")
+    text = require_text(summary, "summary")
     order = _get_order(db, order_id) if order_id is not None else None
     if customer_id is not None:
         _get_customer(db, customer_id)
     elif order is not None and isinstance(order.get("customer_id"), str):
         customer_id = order["customer_id"]
 
-    escalations = _collection(db, "escalations")
     if order_id is not None or customer_id is not None:
-        for existing in escalations:
-            if (
-                isinstance(existing, dict)
-                and existing.get("status") == "pending_manager_review"
-                and existing.get("type") == escalation_type
-                and existing.get("order_id") == order_id
-                and existing.get("customer_id") == customer_id
-            ):
-                raise ToolError(
-                    f"An identical escalation ({existing.get('escalation_id')}, type "
-                    f"{escalation_type!r}) is already pending manager review; nothing was changed."
-                )
+        pending = find_records(
+            db,
+            "escalations",
+            status="pending_manager_review",
+            type=escalation_type,
+            order_id=order_id,
+            customer_id=customer_id,
+        )
+        for existing in pending:
+            raise ToolError(
+                f"An identical escalation ({existing.get('escalation_id')}, type "
+                f"{escalation_type!r}) is already pending manager review; nothing was changed."
+            )
 
     if order is not None:
         order["return_status"] = "escalated"
-    record: dict[str, Any] = {
-        "escalation_id": next_id(db, "ESC"),
-        "type": escalation_type,
-        "summary": text,
-        "order_id": order_id,
-        "customer_id": customer_id,
-        "status": "pending_manager_review",
-        "created_at": now(db),
-    }
-    return _store(db, "escalations", record)
+    record = new_record(
+        db,
+        "escalation_id",
+        "ESC",
+        type=escalation_type,
+        summary=text,
+        order_id=order_id,
+        customer_id=customer_id,
+        status="pending_manager_review",
+    )
+    return append_record(db, "escalations", record)
 
 
 def flag_account(db: DB, customer_id: str, flag_type: FlagType, note: str) -> dict[str, Any]:
@@ -839,7 +735,7 @@ def flag_account(db: DB, customer_id: str, flag_type: FlagType, note: str) -> di
         note: A short factual reason for the flag.
     """
     customer = _get_customer(db, customer_id)
-    text = _non_empty(note, "note")
+    text = require_text(note, "note")
     flags = customer.get("account_flags")
     if not isinstance(flags, list):
         flags = []
@@ -847,15 +743,8 @@ def flag_account(db: DB, customer_id: str, flag_type: FlagType, note: str) -> di
     added = flag_type not in flags
     if added:
         flags.append(flag_type)
-    record: dict[str, Any] = {
-        "flag_id": next_id(db, "FLG"),
-        "customer_id": customer_id,
-        "flag_type": flag_type,
-        "note": text,
-        "added": added,
-        "created_at": now(db),
-    }
-    return _store(db, "account_flag_log", record)
+    record = new_record(db, "flag_id", "FLG", customer_id=customer_id, flag_type=flag_type, note=text, added=added)
+    return append_record(db, "account_flag_log", record)
 
 
 def record_decision(
@@ -879,7 +768,7 @@ def record_decision(
         order_id: The order the decision is about, if any, e.g. "ORD-1001".
         policy_sections_cited: Clause ids relied on, e.g. ["RET-7.3", "RET-6.1"].
     """
-    text = _non_empty(rationale, "rationale")
+    text = require_text(rationale, "rationale")
     if order_id is not None:
         _get_order(db, order_id)
     cited = [c.strip() for c in policy_sections_cited or [] if c.strip()] or None

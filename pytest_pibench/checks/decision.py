@@ -1,51 +1,26 @@
-"""Canonical decision resolution (upstream-evaluation.md §6), bit-compatible with upstream."""
+"""Canonical decision resolution (upstream-evaluation.md §6), bit-compatible with upstream,
+and the ``decision_equals`` check that compares against it."""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
 
-from pytest_pibench.env.environment import TraceEntry
-from pytest_pibench.episode.messages import extract_text
-from pytest_pibench.scenario.models import LABELS
+from pytest_pibench.checks.base import CheckContext, CheckModel, CheckType, DecisionInfo, Outcome
+from pytest_pibench.checks.registry import register_check
+from pytest_pibench.transcript import TraceEntry, extract_text
+from pytest_pibench.vocab import LABELS
 
-__all__ = ["DecisionInfo", "resolve_decision"]
+__all__ = ["DecisionEqualsCheck", "DecisionInfo", "resolve_decision"]
 
 # Opening fence, optional lower-case "json", optional whitespace, a newline; the
 # body ends at the first newline directly followed by a closing fence.
 _FENCED = re.compile(r"```(?:json)?\s*\n(.*?)\n```", re.DOTALL)
 
 
-@dataclass(frozen=True, slots=True)
-class DecisionInfo:
-    canonical_decision: str | None
-    decision_channel: str | None
-    decision_valid: bool
-    decision_error: str | None
-
-    @property
-    def as_flag_input(self) -> str:
-        """What event flags compare: the decision, or ``"NONE"`` when invalid."""
-        return self.canonical_decision or "NONE"
-
-    @property
-    def as_check_value(self) -> str:
-        """What ``decision_equals`` compares: the decision or ``INVALID:<reason>``."""
-        return self.canonical_decision or f"INVALID:{self.decision_error}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "canonical_decision": self.canonical_decision,
-            "decision_channel": self.decision_channel,
-            "decision_valid": self.decision_valid,
-            "decision_error": self.decision_error,
-        }
-
-
-def resolve_decision(trace: Sequence[TraceEntry] | None, messages: Sequence[dict[str, Any]]) -> DecisionInfo:
+def resolve_decision(trace: Sequence[TraceEntry] | None, messages: Sequence[Mapping[str, Any]]) -> DecisionInfo:
     """The canonical decision of a run.
 
     1. Tool channel: the last ``record_decision`` call whose ``decision`` is one
@@ -84,3 +59,18 @@ def resolve_decision(trace: Sequence[TraceEntry] | None, messages: Sequence[dict
     if found:
         return DecisionInfo(None, None, False, "MULTIPLE_DECISIONS_JSON")
     return DecisionInfo(None, None, False, "MISSING_DECISION")
+
+
+class DecisionEqualsCheck(CheckModel):
+    """Passes iff the canonical decision equals ``equals``."""
+
+    type: Literal["decision_equals"]
+    equals: str
+
+
+def _decision_equals(check: DecisionEqualsCheck, context: CheckContext) -> Outcome:
+    actual = context.decision.as_check_value
+    return actual == check.equals, f"decision: expected={check.equals}, actual={actual}"
+
+
+register_check(CheckType(DecisionEqualsCheck, _decision_equals, dimension="decision", tools={}))

@@ -1,71 +1,58 @@
-"""Tier-2 judging (upstream-evaluation.md §5.4): the text judged, the cache, the retry."""
+"""The Tier-2 NL_JUDGE check (upstream-evaluation.md §5.4): a yes/no question over the agent's text.
+
+The evaluator asks through ``context.ask_judge`` (the evaluation layer supplies
+it, with the per-evaluation cache, the retry and the error policy); without a
+judge the check is skipped (``passed`` None).
+"""
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
 
-from pytest_pibench.checks.result import CheckResult
-from pytest_pibench.episode.messages import extract_text
-from pytest_pibench.episode.protocols import InfrastructureError, JudgeProtocol
-from pytest_pibench.scenario.models import NLJudgeCheck
+from pydantic import field_validator
 
-__all__ = ["JudgeCache", "ask", "assistant_text", "judge_checks"]
+from pytest_pibench.checks.base import CheckContext, CheckModel, CheckType, NonEmptyStr, Outcome
+from pytest_pibench.checks.registry import register_check
+from pytest_pibench.transcript import extract_text
+
+__all__ = ["NLJudgeCheck", "assistant_text"]
 
 _JOIN = "\n\n---\n\n"
-JudgeCache = dict[tuple[str, str], str]
 
 
-def assistant_text(messages: Sequence[dict[str, Any]], *, final_only: bool = False) -> str:
+def assistant_text(messages: Sequence[Mapping[str, Any]], *, final_only: bool = False) -> str:
     """Every assistant message with text, joined as upstream does (or only the last one)."""
     texts = [t for m in messages if m.get("role") == "assistant" and (t := extract_text(m))]
     return _JOIN.join(texts[-1:] if final_only else texts)
 
 
-def ask(judge: JudgeProtocol, question: str, text: str, cache: JudgeCache) -> tuple[str | None, str]:
-    """``(answer, problem)``: YES/NO, or None with why. One retry on an unparseable answer.
+class NLJudgeCheck(CheckModel):
+    """A Tier-2 yes/no question answered by an LLM judge over the agent's messages."""
 
-    Answers are cached per ``(text, question)`` within one evaluation; failures are not.
-    Any exception from the judge fails only the check that asked, except
-    :class:`InfrastructureError` (the judge could not be reached), which propagates:
-    an unreachable judge is an infrastructure error of the episode, never a "no".
-    """
-    key = (hashlib.md5(text.encode()).hexdigest(), question)
-    if key in cache:
-        return cache[key], ""
-    try:
-        for _ in range(2):
-            raw = judge.judge(question, text)
-            answer = raw.strip().upper() if isinstance(raw, str) else None
-            if answer in ("YES", "NO"):
-                cache[key] = answer
-                return answer, ""
-    except InfrastructureError:
-        raise
-    except Exception as exc:
-        return None, f"judge error: {type(exc).__name__}: {exc}"
-    return None, "judge answer unparseable after retry"
+    type: Literal["nl_assertion_llm_judge"]
+    judge_question: NonEmptyStr
+    expected_answer: Literal["YES", "NO"]
+    scope: str = "assistant_messages"
+
+    @field_validator("expected_answer", mode="before")
+    @classmethod
+    def _upper(cls, value: Any) -> Any:
+        return value.strip().upper() if isinstance(value, str) else value
 
 
-def judge_checks(
-    checks: Sequence[NLJudgeCheck], messages: Sequence[dict[str, Any]], judge: JudgeProtocol | None
-) -> list[CheckResult]:
-    """NL_JUDGE results; without a judge every check is skipped (``passed`` None)."""
-    results = []
-    cache: JudgeCache = {}
-    for check in checks:
-        if judge is None:
-            results.append(CheckResult(check.outcome_id, "NL_JUDGE", None, "skipped: no judge configured"))
-            continue
-        text = assistant_text(messages, final_only=check.scope == "final_assistant_message")
-        if not text:
-            results.append(CheckResult(check.outcome_id, "NL_JUDGE", False, "no assistant messages to judge"))
-            continue
-        answer, problem = ask(judge, check.judge_question, text, cache)
-        if answer is None:
-            results.append(CheckResult(check.outcome_id, "NL_JUDGE", False, problem))
-            continue
-        detail = f"judge: expected={check.expected_answer}, actual={answer}"
-        results.append(CheckResult(check.outcome_id, "NL_JUDGE", answer == check.expected_answer, detail))
-    return results
+def _nl_judge(check: NLJudgeCheck, context: CheckContext) -> Outcome:
+    if context.ask_judge is None:
+        return None, "skipped: no judge configured"
+    text = assistant_text(context.messages, final_only=check.scope == "final_assistant_message")
+    if not text:
+        return False, "no assistant messages to judge"
+    answer, problem = context.ask_judge(check.judge_question, text)
+    if answer is None:
+        return False, problem
+    return answer == check.expected_answer, f"judge: expected={check.expected_answer}, actual={answer}"
+
+
+register_check(
+    CheckType(NLJudgeCheck, _nl_judge, dimension="semantic", tools={}, family="NL_JUDGE", result_type="NL_JUDGE")
+)

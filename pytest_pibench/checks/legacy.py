@@ -12,17 +12,25 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_pibench.checks.judge import JudgeCache, ask, assistant_text
-from pytest_pibench.checks.result import TIER2_TYPES, CheckResult
-from pytest_pibench.episode.messages import extract_text
-from pytest_pibench.episode.protocols import JudgeProtocol
+from pytest_pibench.checks.base import CheckContext, Dimension
+from pytest_pibench.checks.judge import assistant_text
+from pytest_pibench.checks.result import CheckResult
+from pytest_pibench.transcript import extract_text
 
-__all__ = ["TIER2_TYPES", "CheckResult", "run_family"]
+__all__ = ["LEGACY_DIMENSIONS", "run_family"]
+
+LEGACY_DIMENSIONS: dict[str, Dimension] = {
+    "db_replay": "state",
+    "env_assertion": "state",  # upstream's map names it; no family here produces it
+    "communicate": "communication",
+    "NL_ASSERTION": "semantic",
+}
+"""The dimension of each result type these families report (``ACTION`` reports ``tool_called``)."""
 
 
-def run_family(
-    family: str, extra: Mapping[str, Any], messages: Sequence[dict[str, Any]], judge: JudgeProtocol | None
-) -> list[CheckResult]:
+def run_family(family: str, extra: Mapping[str, Any], context: CheckContext) -> list[CheckResult]:
+    """The results of legacy ``family`` over the criteria's extra keys; an unknown family fails."""
+    messages = context.messages
     if family == "ACTION":
         return [_action(a, messages) for a in extra.get("expected_actions") or [] if isinstance(a, Mapping)]
     if family == "DB":
@@ -32,15 +40,15 @@ def run_family(
     if family == "COMMUNICATE":
         return _communicate(extra.get("communicate_info") or [], messages)
     if family == "NL_ASSERTION":
-        return _nl_assertions(extra.get("nl_assertions") or [], messages, judge)
+        return _nl_assertions(extra.get("nl_assertions") or [], context)
     return [CheckResult("unknown", family, False, f"unsupported evaluator family {family!r}")]
 
 
-def _tool_calls(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def _tool_calls(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return [c for m in messages for c in m.get("tool_calls") or [] if isinstance(c, dict)]
 
 
-def _action(expected: Mapping[str, Any], messages: Sequence[dict[str, Any]]) -> CheckResult:
+def _action(expected: Mapping[str, Any], messages: Sequence[Mapping[str, Any]]) -> CheckResult:
     name = expected.get("name")
     wanted = expected.get("arguments") or {}
     compare = expected.get("compare_args")
@@ -55,7 +63,7 @@ def _action(expected: Mapping[str, Any], messages: Sequence[dict[str, Any]]) -> 
     return CheckResult(str(expected.get("action_id", "unknown")), "tool_called", False, f"action {name} not found")
 
 
-def _communicate(required: Sequence[Any], messages: Sequence[dict[str, Any]]) -> list[CheckResult]:
+def _communicate(required: Sequence[Any], messages: Sequence[Mapping[str, Any]]) -> list[CheckResult]:
     said = "".join(" " + extract_text(m) for m in messages if m.get("role") == "assistant")
     said = said.replace(",", "").lower()
     results = []
@@ -65,15 +73,12 @@ def _communicate(required: Sequence[Any], messages: Sequence[dict[str, Any]]) ->
     return results
 
 
-def _nl_assertions(
-    assertions: Sequence[Any], messages: Sequence[dict[str, Any]], judge: JudgeProtocol | None
-) -> list[CheckResult]:
+def _nl_assertions(assertions: Sequence[Any], context: CheckContext) -> list[CheckResult]:
     if not assertions:
         return []
-    if judge is None:
+    if context.ask_judge is None:
         return [CheckResult("nl_assertions", "NL_ASSERTION", None, "skipped: no judge configured")]
-    text = assistant_text(messages)
-    cache: JudgeCache = {}
-    failed = [a for a in assertions if ask(judge, str(a), text, cache)[0] != "YES"]
+    text = assistant_text(context.messages)
+    failed = [a for a in assertions if context.ask_judge(str(a), text)[0] != "YES"]
     detail = "all assertions hold" if not failed else f"failed: {failed}"
     return [CheckResult("nl_assertions", "NL_ASSERTION", not failed, detail)]

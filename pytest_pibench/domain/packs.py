@@ -1,13 +1,31 @@
-"""Domain packs: ``domains/<name>/{policy.md, db.json, tools.py}``."""
+"""Domain packs: ``domains/<name>/{policy.md, db.json, tools.py}``, and where a pack is found by name.
+
+Search order for a scenario's ``meta.domain`` (or an upstream alias of it):
+
+1. the scenario's own workspace: ``domains/<name>/`` next to the scenario's
+   ``scenarios/`` folder (``search_roots``). A scenario that ships its pack
+   always gets that pack, even where an installed one has the same name;
+2. installed packs: entry points of the group ``pytest_pibench.domains``
+   (:data:`ENTRY_POINT_GROUP`), one per pack, named after the domain, whose value
+   is a package whose folder is the pack (``bank = "bank_pibench"``) or an
+   object naming the pack folder (``bank = "bank_pibench.packs:BANK_DIR"``, a
+   ``str`` or ``Path``);
+3. the packs bundled with pytest-pibench.
+
+A name found in two installed sources (two distributions, or a distribution and
+the bundled packs) is a :class:`DomainError` naming both, never a silent pick.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import importlib.util
 import json
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from threading import Lock
 from typing import Any
@@ -15,7 +33,19 @@ from typing import Any
 from pytest_pibench.domain.tools import Tool, tool_from_function
 from pytest_pibench.paths import bundled_root
 
-__all__ = ["UPSTREAM_ALIASES", "Domain", "DomainError", "canonical_domain_name", "load_domain"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "UPSTREAM_ALIASES",
+    "Domain",
+    "DomainError",
+    "UnknownDomainError",
+    "canonical_domain_name",
+    "load_domain",
+    "load_domain_dir",
+]
+
+ENTRY_POINT_GROUP = "pytest_pibench.domains"
+"""Entry-point group through which an installed distribution ships domain packs."""
 
 UPSTREAM_ALIASES: dict[str, str] = {
     "retail_refund_sop_v1": "retail",
@@ -26,6 +56,10 @@ UPSTREAM_ALIASES: dict[str, str] = {
 
 class DomainError(ValueError):
     """A domain pack that cannot be found or loaded."""
+
+
+class UnknownDomainError(DomainError):
+    """No domain pack of that name: the scenario that names it is at fault, not a pack."""
 
 
 @dataclass(frozen=True)
@@ -57,41 +91,92 @@ def canonical_domain_name(name: str) -> str:
     return UPSTREAM_ALIASES.get(key.lower(), key)
 
 
-_cache: dict[Path, Domain] = {}
+_cache: dict[tuple[Path, str], Domain] = {}
 _cache_lock = Lock()
 
 
 def load_domain(name: str, *, search_roots: Sequence[Path] = ()) -> Domain:
-    """Load a domain pack by name or upstream alias.
+    """Load a domain pack by name or upstream alias, in the search order of the module docstring.
 
     Each root in ``search_roots`` (a workspace holding ``domains/``) is tried
-    first, then the bundled packs. Packs are loaded once per process.
+    first, then the installed packs (entry points and bundled). Packs are loaded
+    once per process.
 
     Raises:
-        DomainError: when no pack is found or the pack is malformed.
+        UnknownDomainError: when no pack of that name is found.
+        DomainError: when the pack is malformed, or two installed sources define the name.
     """
-    canonical = canonical_domain_name(name)
-    roots = [*search_roots, bundled_root()]
+    candidates = list(dict.fromkeys((canonical_domain_name(name), name)))
     tried: list[str] = []
-    for root in roots:
-        for candidate in dict.fromkeys((canonical, name)):
+    for root in search_roots:
+        for candidate in candidates:
             directory = root / "domains" / candidate
             tried.append(str(directory))
             if (directory / "tools.py").is_file():
                 return load_domain_dir(directory)
-    raise DomainError(f"unknown domain {name!r}; looked in: " + ", ".join(tried))
+    found: dict[Path, tuple[str, str]] = {}  # resolved folder -> (domain name, origin)
+    for candidate in candidates:
+        for directory, origin in _installed_sources(candidate):
+            found.setdefault(directory.resolve(), (candidate, origin))
+    if len(found) > 1:
+        (_, first), (_, second) = list(found.values())[:2]
+        raise DomainError(f"domain {name!r} is defined twice: by {first} and by {second}")
+    if found:
+        ((directory, (pack_name, _)),) = found.items()
+        return load_domain_dir(directory, name=pack_name)
+    tried += [str(bundled_root() / "domains" / c) for c in candidates]
+    where = ", ".join(tried) + f", and entry points named {' or '.join(map(repr, candidates))} in {ENTRY_POINT_GROUP}"
+    raise UnknownDomainError(f"unknown domain {name!r}; looked in: {where}")
 
 
-def load_domain_dir(directory: Path) -> Domain:
-    """Load the pack in ``directory`` (cached by resolved path)."""
-    key = directory.resolve()
+def _installed_sources(name: str) -> list[tuple[Path, str]]:
+    """``(pack folder, origin)`` of every installed pack called ``name``: entry points, then the bundled one."""
+    sources = [(_entry_point_folder(ep), _origin(ep)) for ep in entry_points(group=ENTRY_POINT_GROUP, name=name)]
+    bundled = bundled_root() / "domains" / name
+    if (bundled / "tools.py").is_file():
+        sources.append((bundled, f"the packs bundled with pytest-pibench ({bundled})"))
+    return sources
+
+
+def _origin(entry_point: EntryPoint) -> str:
+    dist = entry_point.dist
+    where = f" of distribution {dist.name} {dist.version}" if dist is not None else ""
+    return f"entry point {entry_point.name} = {entry_point.value!r}{where} (group {ENTRY_POINT_GROUP})"
+
+
+def _entry_point_folder(entry_point: EntryPoint) -> Path:
+    """The pack folder an entry point names: a package's own folder, or a path object.
+
+    Raises:
+        DomainError: when it cannot be loaded or names no folder holding a ``tools.py``.
+    """
+    try:
+        if entry_point.attr is None:  # a package: its folder is the pack (found without running its code)
+            spec = importlib.util.find_spec(entry_point.module)
+            locations = list(spec.submodule_search_locations or []) if spec is not None else []
+            target: Any = locations[0] if locations else None
+        else:
+            target = entry_point.load()
+    except Exception as exc:
+        raise DomainError(f"{_origin(entry_point)} failed to load: {type(exc).__name__}: {exc}") from exc
+    if not isinstance(target, str | os.PathLike) or not (Path(target) / "tools.py").is_file():
+        raise DomainError(
+            f"{_origin(entry_point)} names no domain pack: expected a package or a path of a folder "
+            f"holding tools.py, got {target!r}"
+        )
+    return Path(target)
+
+
+def load_domain_dir(directory: Path, *, name: str | None = None) -> Domain:
+    """Load the pack in ``directory``, called ``name`` (default: the folder's name); cached by path and name."""
+    key = (directory.resolve(), name or directory.name)
     with _cache_lock:
         if key not in _cache:
-            _cache[key] = _load(key)
+            _cache[key] = _load(key[0], key[1])
         return _cache[key]
 
 
-def _load(directory: Path) -> Domain:
+def _load(directory: Path, name: str) -> Domain:
     policy_file = directory / "policy.md"
     policy = policy_file.read_text(encoding="utf-8") if policy_file.is_file() else ""
     db_file = directory / "db.json"
@@ -104,7 +189,7 @@ def _load(directory: Path) -> Domain:
         if not isinstance(loaded, dict):
             raise DomainError(f"{db_file}: the base database must be a JSON object")
         base_db = loaded
-    return Domain(directory.name, directory, policy, base_db, _load_tools(directory / "tools.py"))
+    return Domain(name, directory, policy, base_db, _load_tools(directory / "tools.py"))
 
 
 def _load_tools(path: Path) -> tuple[Tool, ...]:

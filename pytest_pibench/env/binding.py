@@ -15,14 +15,15 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from pytest_pibench.domain.packs import Domain, load_domain
+from pytest_pibench.checks.tools import tools_named_by
+from pytest_pibench.domain.packs import Domain, UnknownDomainError, load_domain
 from pytest_pibench.domain.tools import Tool
 from pytest_pibench.env.environment import Environment, deep_merge
 from pytest_pibench.paths import bundled_root, workspace_root_for
 from pytest_pibench.scenario.loading import ScenarioError
-from pytest_pibench.scenario.models import Scenario, ToolBeforeToolAnyCheck, ToolBeforeToolCheck, ToolCalledAnyCheck
+from pytest_pibench.scenario.models import Scenario
 
-__all__ = ["Binding", "bind_scenario", "check_tool_names", "unknown_check_tools"]
+__all__ = ["Binding", "bind_scenario", "unknown_check_tools"]
 
 _INSTRUCTIONS = """\
 Instructions:
@@ -101,33 +102,19 @@ class Binding:
         return nodes
 
 
-def check_tool_names(check: Any) -> list[str]:
-    """The tools a policy check names (none for decision, message and escalation checks)."""
-    if isinstance(check, ToolCalledAnyCheck):
-        return list(check.tool_names)
-    if isinstance(check, ToolBeforeToolCheck):
-        return [check.first_tool, check.second_tool]
-    if isinstance(check, ToolBeforeToolAnyCheck):
-        return [*check.first_tools, check.second_tool]
-    name = getattr(check, "tool_name", None)
-    return [name] if isinstance(name, str) else []
-
-
 def unknown_check_tools(scenario: Scenario, domain: Domain) -> list[tuple[str, str]]:
-    """(JSON path, message) for every policy check naming a tool ``domain`` does not have.
+    """(JSON path, message) for every check naming a tool ``domain`` does not have.
 
     Such a check can never be judged fairly (a required tool cannot be called,
     a forbidden one is never called): it is the scenario's defect, not the agent's.
+    Which fields name tools is each check type's declaration (``CheckType.tools``).
     """
-    problems = []
-    for i, check in enumerate(scenario.evaluation_criteria.policy_checks):
-        for tool in check_tool_names(check):
-            if domain.tool(tool) is None:
-                problems.append((
-                    f"evaluation_criteria.policy_checks[{i}]",
-                    f"check {check.outcome_id} names tool {tool!r}, which domain {domain.name!r} does not have",
-                ))
-    return problems
+    return [
+        (path, f"check {check.outcome_id} names tool {tool!r}, which domain {domain.name!r} does not have")
+        for path, check in scenario.evaluation_criteria.located_checks()
+        for tool in tools_named_by(check)
+        if domain.tool(tool) is None
+    ]
 
 
 def bind_scenario(scenario: Scenario, *, check_tools: bool = True) -> Binding:
@@ -149,10 +136,8 @@ def bind_scenario(scenario: Scenario, *, check_tools: bool = True) -> Binding:
     roots = [root] if root is not None else []
     try:
         domain = load_domain(scenario.meta.domain, search_roots=roots)
-    except ValueError as exc:
-        if "unknown domain" in str(exc):
-            raise ScenarioError(source, [("meta.domain", str(exc))]) from None
-        raise
+    except UnknownDomainError as exc:
+        raise ScenarioError(source, [("meta.domain", str(exc))]) from None
     policy = _policy_text(scenario, domain, root, source)
     allowed = scenario.available_tools
     problems = [

@@ -5,11 +5,11 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass
 from typing import Any
 
 from pytest_pibench.domain.tools import Tool, ToolArgumentError
 from pytest_pibench.toolkit import ToolError
+from pytest_pibench.transcript import TraceEntry  # re-exported: its home moved down for the checks
 
 __all__ = ["Environment", "TraceEntry", "deep_merge"]
 
@@ -23,36 +23,6 @@ def deep_merge(base: Mapping[str, Any], patch: Mapping[str, Any]) -> dict[str, A
         else:
             merged[key] = copy.deepcopy(value)
     return merged
-
-
-@dataclass(frozen=True, slots=True)
-class TraceEntry:
-    """One attempted tool call, recorded whatever its outcome."""
-
-    step_index: int
-    tool_name: str
-    arguments: dict[str, Any]
-    result_content: str
-    result_error: bool
-    requestor: str = "assistant"
-    blocked: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], index: int = 0) -> TraceEntry:
-        """Read an entry of ours or of upstream's (extra keys such as hashes are ignored)."""
-        arguments = data.get("arguments")
-        return cls(
-            step_index=int(data.get("step_index", index)),
-            tool_name=str(data.get("tool_name", "")),
-            arguments=dict(arguments) if isinstance(arguments, Mapping) else {},
-            result_content=str(data.get("result_content", "")),
-            result_error=bool(data.get("result_error", False)),
-            requestor=str(data.get("requestor") or "assistant"),
-            blocked=bool(data.get("blocked", False)),
-        )
 
 
 class Environment:

@@ -18,6 +18,8 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from pytest_pibench.transcript import extract_text  # re-exported: its home moved down for the checks
+
 __all__ = [
     "STOP_SIGNALS",
     "build_tool_call",
@@ -37,17 +39,6 @@ def build_tool_call(
 ) -> dict[str, Any]:
     """A tool call in the wire format (``id`` defaults to a fresh uuid)."""
     return {"id": call_id or uuid.uuid4().hex, "name": name, "arguments": dict(arguments or {})}
-
-
-def extract_text(message: dict[str, Any]) -> str:
-    """The text of a message: a string as-is, or the ``text`` of content blocks joined by spaces."""
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        texts = [b.get("text") for b in content if isinstance(b, dict)]
-        return " ".join(t for t in texts if isinstance(t, str))
-    return ""
 
 
 def is_stop_signal(message: dict[str, Any]) -> bool:

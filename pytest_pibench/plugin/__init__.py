@@ -31,6 +31,7 @@ from pytest_pibench.plugin.keys import (
 from pytest_pibench.plugin.options import Settings, add_options, read_settings
 
 __all__ = [
+    "pytest_addhooks",
     "pytest_addoption",
     "pytest_collect_file",
     "pytest_collection_modifyitems",
@@ -40,6 +41,14 @@ __all__ = [
     "pibench_agent",
     "pibench_trial",
 ]
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    """The hooks plugins and conftest files implement to extend a run (:mod:`pytest_pibench.plugin.hookspec`)."""
+    from pytest_pibench.plugin import hookspec
+
+    pluginmanager.add_hookspecs(hookspec)
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
@@ -54,29 +63,33 @@ def pytest_configure(config: pytest.Config) -> None:
     _check_outputs(config, settings)
     if settings.agents:
         from pytest_pibench.participants.specs import AgentSpecError, resolve_agent
+        from pytest_pibench.plugin.extensions import participant_schemes
 
         for spec in settings.agents:
             try:
-                resolve_agent(spec, settings.params("agent"))
+                resolve_agent(spec, settings.params("agent"), schemes=participant_schemes(config))
             except AgentSpecError as exc:
                 raise pytest.UsageError(f"--pibench-agent: {exc}") from None
         _default_to_scenario_dirs(config, settings)
     if settings.user != "scripted" and (settings.agents or settings.scenario_dirs):
         from pytest_pibench.participants.specs import AgentSpecError, resolve_user
+        from pytest_pibench.plugin.extensions import participant_schemes
 
         try:
-            resolve_user(settings.user, settings.params("user"))
+            resolve_user(settings.user, settings.params("user"), schemes=participant_schemes(config))
         except AgentSpecError as exc:
             raise pytest.UsageError(f"--pibench-user: {exc}") from None
     if settings.judge:
         from pytest_pibench.participants.specs import AgentSpecError, resolve_judge
+        from pytest_pibench.plugin.extensions import participant_schemes
 
         try:
-            resolve_judge(settings.judge, settings.params("judge"))
+            resolve_judge(settings.judge, settings.params("judge"), schemes=participant_schemes(config))
         except AgentSpecError as exc:
             raise pytest.UsageError(f"--pibench-judge: {exc}") from None
     from pytest_pibench.plugin.collector import ResultCollector  # light: no engine import at module level
-    from pytest_pibench.plugin.gates import baseline_problem, load_baseline, parse_baseline_spec, unknown_metric
+    from pytest_pibench.plugin.gates import baseline_problem, parse_baseline_spec, unknown_metric
+    from pytest_pibench.results.document import load_baseline
 
     for gate in settings.fail_under:
         problem = unknown_metric(gate.metric)

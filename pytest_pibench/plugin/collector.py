@@ -13,104 +13,28 @@ from __future__ import annotations
 import contextlib
 import re
 import time
-from collections import defaultdict
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from pytest_pibench.paths import is_scenario_nodeid
+from pytest_pibench.plugin.extensions import add_extension_metrics, carry_extension_metrics
 from pytest_pibench.plugin.options import ERROR_BUDGET_EXIT_CODE, GATE_EXIT_CODE, Settings
 from pytest_pibench.results.document import (
     RESULTS_FORMAT,
     RESULTS_FORMAT_VERSION,
     Journal,
     atomic_write_json,
+    error_budget_exceeded,
     journal_path,
     now_iso,
+    results_document,
+    validity,
 )
+from pytest_pibench.results.types import ResultRow, ResultsDocument
 
 __all__ = ["ResultCollector", "results_document", "validity"]
 _PARAMS = re.compile(r"^(?P<path>[^:]+\.json)::(?P<name>[^\[]+)(?:\[(?P<params>.*)\])?$")
-
-
-def _row_order(agents: list[str]) -> Any:
-    """Agents in command-line order, then scenarios by id and trial (never by completion order)."""
-    rank = {agent: index for index, agent in enumerate(agents)}
-
-    def key(row: dict[str, Any]) -> tuple[int, str, str, int]:
-        agent = str(row.get("agent"))
-        return (rank.get(agent, len(rank)), agent, str(row.get("scenario_id")), int(row.get("trial") or 0))
-
-    return key
-
-
-def validity(
-    rows: list[dict[str, Any]], *, max_error_rate: float, complete: bool = True, ended_by: str | None = None
-) -> dict[str, Any]:
-    """Whether a run's numbers may be published: complete, and error rows within the budget per agent.
-
-    Error rows are failures outside the agent (provider, judge, user
-    simulator, harness, scenario); they are kept out of the rates, so too
-    many of them would let a bad run look good. ``--pibench-max-error-rate``
-    bounds them (default 0).
-    """
-    agents: dict[str, dict[str, Any]] = {}
-    for row in rows:
-        entry = agents.setdefault(str(row.get("agent")), {"rows": 0, "error_rows": 0})
-        entry["rows"] += 1
-        entry["error_rows"] += int(row.get("status") != "completed")
-    problems = []
-    for agent, entry in agents.items():
-        entry["error_rate"] = entry["error_rows"] / entry["rows"] if entry["rows"] else 0.0
-        if entry["error_rate"] > max_error_rate + 1e-12:
-            problems.append(
-                f"{agent}: {entry['error_rows']} error rows of {entry['rows']} "
-                f"({entry['error_rate']:.1%}) > --pibench-max-error-rate {max_error_rate:g}"
-            )
-    if not complete:
-        problems.append(f"partial run: {ended_by or 'it did not finish'}")
-    return {
-        "valid": not problems,
-        "complete": complete,
-        "max_error_rate": max_error_rate,
-        "agents": agents,
-        "problems": problems,
-    }
-
-
-def results_document(
-    rows: list[dict[str, Any]],
-    settings: dict[str, Any],
-    wall_time: float,
-    *,
-    complete: bool = True,
-    planned_items: int | None = None,
-    ended_by: str | None = None,
-    max_error_rate: float = 0.0,
-) -> dict[str, Any]:
-    """Our versioned results file: settings, metrics per agent, validity, every row (with its transcript)."""
-    from pytest_pibench import BENCHMARK_VERSION, __version__
-    from pytest_pibench.results.metrics import compute_metrics
-
-    ordered = sorted(rows, key=_row_order(list(settings.get("agents") or [])))
-    by_agent: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in ordered:
-        by_agent[str(row.get("agent"))].append(row)
-    return {
-        "format": RESULTS_FORMAT,
-        "format_version": RESULTS_FORMAT_VERSION,
-        "pytest_pibench_version": __version__,
-        "benchmark_version": BENCHMARK_VERSION,
-        "created": now_iso(),
-        "wall_time": round(wall_time, 3),
-        "complete": complete,
-        "planned_items": planned_items,
-        "ended_by": ended_by,
-        "validity": validity(ordered, max_error_rate=max_error_rate, complete=complete, ended_by=ended_by),
-        "settings": settings,
-        "agents": {agent: {"metrics": compute_metrics(agent_rows)} for agent, agent_rows in by_agent.items()},
-        "rows": ordered,
-    }
 
 
 class ResultCollector:
@@ -120,13 +44,13 @@ class ResultCollector:
         self.config = config
         self.settings = settings
         self.is_worker = hasattr(config, "workerinput")
-        self.rows: dict[str, dict[str, Any]] = {}
+        self.rows: dict[str, ResultRow] = {}
         self.unscored: dict[str, tuple[str, str | None]] = {}
         self.other_failures = 0
         self.started = time.monotonic()
-        self.document: dict[str, Any] | None = None
+        self.document: ResultsDocument | None = None
         self.verdict: Any = None
-        self.baseline: dict[str, Any] | None = None
+        self.baseline: ResultsDocument | None = None
         self.gate_overrode: int | None = None
         self.planned_items: int | None = None
         self._xdist_planned = False
@@ -139,7 +63,7 @@ class ResultCollector:
             self._plan(sum(1 for item in session.items if is_scenario_nodeid(item.nodeid)))
 
     @pytest.hookimpl(optionalhook=True)
-    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+    def pytest_xdist_node_collection_finished(self, ids: list[str]) -> None:
         if not self._xdist_planned:  # every worker reports the same collection: the first one counts
             self._xdist_planned = True
             self._plan(sum(1 for nodeid in ids if is_scenario_nodeid(nodeid)))
@@ -176,12 +100,12 @@ class ResultCollector:
             return
         row = getattr(report, "pibench_row", None)
         if isinstance(row, dict):
-            self.rows[report.nodeid] = row
+            self.rows[report.nodeid] = cast(ResultRow, row)
             self.unscored.pop(report.nodeid, None)
             if self.journal is not None:
                 if not self.journal.is_open:
                     self._plan(self.planned_items or 1)
-                self.journal.append(row)
+                self.journal.append(self.rows[report.nodeid])
             return
         if not report.failed:
             return
@@ -195,7 +119,7 @@ class ResultCollector:
         if not self.is_worker and report.failed:
             self.other_failures += 1
 
-    def _crash_rows(self) -> list[dict[str, Any]]:
+    def _crash_rows(self) -> list[ResultRow]:
         """Error rows for scenario items that failed without a row (crashed worker, broken file...)."""
         from pytest_pibench.results.rows import error_row
         from pytest_pibench.scenario.loading import load_scenario
@@ -236,7 +160,7 @@ class ResultCollector:
     # ------------------------------------------------------------------ finishing
 
     @pytest.hookimpl(wrapper=True)
-    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> Any:
+    def pytest_sessionfinish(self, session: pytest.Session) -> Any:
         if not self.is_worker and (self.rows or self.unscored or (self.journal and self.journal.is_open)):
             self._finish(session)
         return (yield)
@@ -269,11 +193,14 @@ class ResultCollector:
             ended_by=ended_by,
             max_error_rate=self.settings.max_error_rate,
         )
-        self._write_files(wall)
+        try:
+            add_extension_metrics(self.config, self.document)
+        finally:
+            self._write_files(wall)  # a failing metrics hook never costs the results file
         exitstatus = session.exitstatus
         if exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
             return  # interrupted, internal or usage error: that is the outcome
-        over_budget = any("error rows" in p for p in self.document["validity"]["problems"])
+        over_budget = error_budget_exceeded(self.document["validity"])
         if self.settings.has_gate:
             metrics = {a: v["metrics"] for a, v in self.document["agents"].items()}
             self.verdict = check_gates(self.settings, metrics, self.document["rows"], self.baseline)
@@ -302,6 +229,7 @@ class ResultCollector:
                 mine = [r for r in self.document["rows"] if r.get("agent") == agent]
                 target = leaderboard_path(str(self.settings.leaderboard), agent, several=len(agents) > 1)
                 artifact = to_leaderboard(mine, agent_id=agent, time_used=round(wall, 3))
+                carry_extension_metrics(artifact, self.document["agents"][agent]["metrics"])
                 artifact["pibench_validity"] = validity(
                     mine,
                     max_error_rate=self.settings.max_error_rate,

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from pytest_pibench.plugin.options import Gate, Settings
 from pytest_pibench.results.metrics import compute_metrics
+from pytest_pibench.results.types import ResultRow, ResultsDocument
 from pytest_pibench.vocab import COLUMNS, GROUPS, slug
 
 __all__ = [
@@ -18,7 +17,6 @@ __all__ = [
     "baseline_agents",
     "baseline_problem",
     "check_gates",
-    "load_baseline",
     "metric_value",
     "parse_baseline_spec",
     "unknown_metric",
@@ -80,19 +78,6 @@ class GateVerdict:
         self.lines.append(f"info {line}")
 
 
-def load_baseline(path: str) -> dict[str, Any]:
-    """Read a results file written by ``--pibench-results`` (raises ValueError with the reason)."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ValueError(f"cannot read baseline {path}: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"baseline {path} is not JSON: {exc}") from None
-    if not isinstance(data, dict) or data.get("format") != "pibench-results":
-        raise ValueError(f"baseline {path} is not a pi-bench results file (no format: pibench-results)")
-    return data
-
-
 def _gated_names(settings: Settings) -> list[str]:
     return [g.metric for g in settings.fail_under] or ["compliance", "overall"]
 
@@ -116,7 +101,7 @@ def parse_baseline_spec(text: str) -> tuple[str, str | None]:
     return path, agent or None
 
 
-def baseline_agents(baseline: Mapping[str, Any]) -> list[str]:
+def baseline_agents(baseline: ResultsDocument) -> list[str]:
     """The agents of a baseline results file: its ``agents`` block, then any agent only its rows name."""
     names = [str(a) for a in baseline.get("agents") or {}]
     for row in _base_rows(baseline):
@@ -125,7 +110,7 @@ def baseline_agents(baseline: Mapping[str, Any]) -> list[str]:
     return names
 
 
-def baseline_problem(spec: str, baseline: Mapping[str, Any], agents: Sequence[str]) -> str | None:
+def baseline_problem(spec: str, baseline: ResultsDocument, agents: Sequence[str]) -> str | None:
     """Why ``--pibench-baseline=spec`` cannot work with these ``--pibench-agent`` specs (None when it can).
 
     Checked at start-up: a named baseline agent must be in the file, and it can
@@ -145,14 +130,20 @@ def baseline_problem(spec: str, baseline: Mapping[str, Any], agents: Sequence[st
     return None
 
 
-def _base_rows(baseline: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+def _base_rows(baseline: ResultsDocument) -> list[ResultRow]:
     rows = [r for r in baseline.get("rows") or [] if isinstance(r, Mapping)]
     sole = list(baseline.get("agents") or {})
     default = str(sole[0]) if len(sole) == 1 else None  # an agent-less row of a one-agent file is that agent's
-    return [r if r.get("agent") is not None or default is None else {**r, "agent": default} for r in rows]
+    return [r if r.get("agent") is not None or default is None else _with_agent(r, default) for r in rows]
 
 
-def _keyed(rows: Sequence[Mapping[str, Any]], agent: str) -> dict[tuple[str, int], Mapping[str, Any]]:
+def _with_agent(row: ResultRow, agent: str) -> ResultRow:
+    named = row.copy()
+    named["agent"] = agent
+    return named
+
+
+def _keyed(rows: Sequence[ResultRow], agent: str) -> dict[tuple[str, int], ResultRow]:
     return {(str(r.get("scenario_id")), int(r.get("trial") or 0)): r for r in rows if str(r.get("agent")) == agent}
 
 
@@ -163,8 +154,8 @@ def _rows_word(n: int) -> str:
 def check_gates(
     settings: Settings,
     metrics_by_agent: Mapping[str, Mapping[str, Any]],
-    rows: Sequence[Mapping[str, Any]],
-    baseline: Mapping[str, Any] | None,
+    rows: Sequence[ResultRow],
+    baseline: ResultsDocument | None,
 ) -> GateVerdict:
     """Apply every gate to every agent of the run.
 
@@ -205,8 +196,8 @@ def _compare(
     settings: Settings,
     agent: str,
     base_agent: str,
-    now: Mapping[tuple[str, int], Mapping[str, Any]],
-    before: Mapping[tuple[str, int], Mapping[str, Any]],
+    now: Mapping[tuple[str, int], ResultRow],
+    before: Mapping[tuple[str, int], ResultRow],
 ) -> None:
     who = agent if agent == base_agent else f"{agent} (baseline agent {base_agent})"
     matched = [key for key in now if key in before]

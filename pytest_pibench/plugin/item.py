@@ -9,7 +9,9 @@ import pytest
 
 from pytest_pibench.episode.seeds import derive_seed
 from pytest_pibench.participants.specs import AgentSpec, resolve_agent, resolve_judge, resolve_user
+from pytest_pibench.plugin.extensions import add_row_fields, participant_schemes
 from pytest_pibench.results.resume import fingerprint, run_key
+from pytest_pibench.results.types import CheckEntry, ResultRow, ResumeNote, RunKey
 from pytest_pibench.runner import run_one, seed_key
 from pytest_pibench.scenario.models import Scenario
 
@@ -38,7 +40,8 @@ def agent_spec_of(value: Any, config: pytest.Config) -> AgentSpec:
         from pytest_pibench.plugin.keys import SETTINGS_KEY
 
         params = config.stash[SETTINGS_KEY].params("agent")
-        return _cached(config, f"agent:{value}", lambda: resolve_agent(value, params))
+        schemes = participant_schemes(config)
+        return _cached(config, f"agent:{value}", lambda: resolve_agent(value, params, schemes=schemes))
     name = agent_name_of(value)
     if inspect.isclass(value) or inspect.isfunction(value):
         return AgentSpec(name, lambda scenario: value())
@@ -63,15 +66,15 @@ def agent_name_of(value: Any) -> str:
     return type(value).__name__
 
 
-def _error_text(row: dict[str, Any]) -> str:
-    detail = row.get("error_detail") or {}
+def _error_text(row: ResultRow) -> str:
+    detail = row.get("error_detail")
     text = f"episode error ({row.get('termination_reason')}): {row.get('error')}"
-    if detail.get("traceback"):
+    if detail and detail.get("traceback"):
         text += f"\n\n{detail['traceback'].rstrip()}"
     return text
 
 
-def _failed_checks_text(row: dict[str, Any]) -> str:
+def _failed_checks_text(row: ResultRow) -> str:
     """One readable failure per scenario: every failed Tier-1 check (details are bounded upstream)."""
     checks = [c for c in row["outcome_checks"] if c.get("tier", 1) == 1 and c["passed"] is not None]
     failed = [c for c in checks if c["passed"] is False]
@@ -84,7 +87,7 @@ def _failed_checks_text(row: dict[str, Any]) -> str:
     return "\n".join([head, *lines])
 
 
-def _report_check(check: dict[str, Any]) -> None:
+def _report_check(check: CheckEntry) -> None:
     __tracebackhide__ = True
     label = f"{check['outcome_id']} [{check['type']}]: {check['detail']}"
     if check.get("tier") == 2:
@@ -116,6 +119,8 @@ def run_scenario_item(
         row["resume"] = resume
     row["fingerprint"] = {"sha256": fingerprint(key), "key": key}
     row["nodeid"] = item.nodeid
+    if resume is None or not resume["reused"]:  # a reused row keeps the fields it was written with
+        add_row_fields(item, row, scenario)
     item.stash[ROW_KEY] = row
     try:
         if row["status"] == "error":
@@ -132,8 +137,8 @@ def run_scenario_item(
 
 
 def _resumed(
-    config: pytest.Config, agent: str, scenario: Scenario, trial: int, key: dict[str, Any]
-) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    config: pytest.Config, agent: str, scenario: Scenario, trial: int, key: RunKey
+) -> tuple[ResultRow | None, ResumeNote | None]:
     """``(earlier row to reuse or None, the row's resume note)``; ``(None, None)`` without ``--pibench-resume``."""
     from pytest_pibench.plugin.keys import RESUME_KEY
 
@@ -143,12 +148,15 @@ def _resumed(
     row, reason = index.lookup(agent, scenario.scenario_id, trial, key)
     if row is None:
         return None, {"reused": False, "reason": reason, "source": index.source}
-    return dict(row), {"reused": True, "source": index.source}
+    return row.copy(), {"reused": True, "source": index.source}
 
 
-def _run(config: pytest.Config, settings: Any, scenario: Scenario, spec: AgentSpec, trial: int) -> dict[str, Any]:
-    user = _cached(config, f"user:{settings.user}", lambda: resolve_user(settings.user, settings.params("user")))
-    judge = resolve_judge(settings.judge, settings.params("judge")) if settings.judge else None
+def _run(config: pytest.Config, settings: Any, scenario: Scenario, spec: AgentSpec, trial: int) -> ResultRow:
+    schemes = participant_schemes(config)
+    user = _cached(
+        config, f"user:{settings.user}", lambda: resolve_user(settings.user, settings.params("user"), schemes=schemes)
+    )
+    judge = resolve_judge(settings.judge, settings.params("judge"), schemes=schemes) if settings.judge else None
     row = run_one(
         scenario,
         spec,

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from pytest_pibench.plugin.options import Settings
+from pytest_pibench.results.types import ResultRow
 
 __all__ = [
     "AGENT_NAME_KEY",
@@ -25,7 +26,7 @@ __all__ = [
 
 SETTINGS_KEY = pytest.StashKey[Settings]()
 """The run's :class:`Settings` (every process)."""
-ROW_KEY = pytest.StashKey[dict[str, Any]]()
+ROW_KEY = pytest.StashKey[ResultRow]()
 """The result row of a scenario item, set when its episode has run."""
 DONE_KEY = pytest.StashKey[bool]()
 """Set when the item's test body has finished (so subtest reports do not carry the row)."""

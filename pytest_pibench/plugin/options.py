@@ -23,7 +23,16 @@ from pytest_pibench.vocab import (
     DEFAULT_TIMEOUT,
 )
 
-__all__ = ["ERROR_BUDGET_EXIT_CODE", "GATE_EXIT_CODE", "Gate", "Settings", "add_options", "read_settings"]
+__all__ = [
+    "ERROR_BUDGET_EXIT_CODE",
+    "GATE_EXIT_CODE",
+    "OPTIONS",
+    "Gate",
+    "OptionSpec",
+    "Settings",
+    "add_options",
+    "read_settings",
+]
 
 GATE_EXIT_CODE = 8
 """Exit code of a run whose gate (``--pibench-fail-under``, ``--pibench-baseline``) failed."""
@@ -110,70 +119,107 @@ def _public(args: dict[str, Any]) -> dict[str, Any]:
     return {k: ("***" if "key" in k.lower() or "token" in k.lower() else v) for k, v in args.items()}
 
 
-_OPTIONS: list[tuple[str, dict[str, Any], str]] = [
-    (
+@dataclass(frozen=True)
+class OptionSpec:
+    """One ``--pibench-NAME`` option, also the ini key ``pibench_NAME`` and ``pi run``'s ``--NAME``.
+
+    Declared once in :data:`OPTIONS`, so the plugin and the ``pi`` command never
+    disagree on names, help texts or value types.
+    """
+
+    name: str
+    metavar: str
+    help: str
+    repeatable: bool = False
+    value_type: type[str] | type[int] | type[float] = str
+
+    @property
+    def flag(self) -> str:
+        """The pytest flag: ``--pibench-NAME``."""
+        return f"--pibench-{self.name}"
+
+    @property
+    def dest(self) -> str:
+        """The attribute and ini key: ``pibench_NAME`` with underscores."""
+        return "pibench_" + self.name.replace("-", "_")
+
+
+OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec(
         "agent",
-        {"action": "append", "metavar": "SPEC"},
-        "agent to benchmark (repeatable): oracle, baseline:allow|deny|escalate|silent, module:Class, "
+        "SPEC",
+        repeatable=True,
+        help="agent to benchmark (repeatable): oracle, baseline:allow|deny|escalate|silent, module:Class, "
         "module:factory, path.py:Class",
     ),
-    (
+    OptionSpec(
         "agent-arg",
-        {"action": "append", "metavar": "KEY=VALUE"},
-        "extra litellm parameter of a litellm:<model> agent (repeatable; VALUE parsed as JSON when it can be)",
+        "KEY=VALUE",
+        repeatable=True,
+        help="extra litellm parameter of a litellm:<model> agent (repeatable; VALUE parsed as JSON when it can be)",
     ),
-    ("user", {"metavar": "SPEC"}, "simulated user: scripted (default), litellm:<model> or module:Class"),
-    ("user-arg", {"action": "append", "metavar": "KEY=VALUE"}, "extra litellm parameter of the LLM user"),
-    ("judge", {"metavar": "SPEC"}, "Tier-2 judge: litellm:<model> or module:Class (default: none, Tier 2 skipped)"),
-    ("judge-arg", {"action": "append", "metavar": "KEY=VALUE"}, "extra litellm parameter of the judge"),
-    ("cache", {"metavar": "DIR"}, "LLM response cache folder: a rerun with the same inputs makes no calls"),
-    ("trials", {"metavar": "N"}, "episodes per scenario and agent (default 1)"),
-    ("seed", {"metavar": "N"}, "base seed; per-trial seeds are derived by sha256 (default 42)"),
-    ("max-steps", {"metavar": "N"}, "step limit per episode (default 40)"),
-    (
+    OptionSpec("user", "SPEC", help="simulated user: scripted (default), litellm:<model> or module:Class"),
+    OptionSpec("user-arg", "KEY=VALUE", repeatable=True, help="extra litellm parameter of the LLM user"),
+    OptionSpec("judge", "SPEC", help="Tier-2 judge: litellm:<model> or module:Class (default: none, Tier 2 skipped)"),
+    OptionSpec("judge-arg", "KEY=VALUE", repeatable=True, help="extra litellm parameter of the judge"),
+    OptionSpec("cache", "DIR", help="LLM response cache folder: a rerun with the same inputs makes no calls"),
+    OptionSpec("trials", "N", value_type=int, help="episodes per scenario and agent (default 1)"),
+    OptionSpec("seed", "N", value_type=int, help="base seed; per-trial seeds are derived by sha256 (default 42)"),
+    OptionSpec("max-steps", "N", value_type=int, help="step limit per episode (default 40)"),
+    OptionSpec(
         "max-tool-calls-per-message",
-        {"metavar": "N"},
-        "most tool calls run from one agent message; more end the episode as tool_call_limit (default 32)",
+        "N",
+        value_type=int,
+        help="most tool calls run from one agent message; more end the episode as tool_call_limit (default 32)",
     ),
-    (
+    OptionSpec(
         "max-tool-calls",
-        {"metavar": "N"},
-        "most tool calls run per episode; more end the episode as tool_call_limit (default 200)",
+        "N",
+        value_type=int,
+        help="most tool calls run per episode; more end the episode as tool_call_limit (default 200)",
     ),
-    ("timeout", {"metavar": "SECONDS"}, "wall-clock limit per episode, 0 for none (default 600)"),
-    ("results", {"metavar": "PATH"}, "results file, '' for none (default pibench-results.json)"),
-    ("leaderboard", {"metavar": "PATH"}, "write the AgentBeats leaderboard artifact here"),
-    (
+    OptionSpec("timeout", "SECONDS", value_type=float, help="wall-clock limit per episode, 0 for none (default 600)"),
+    OptionSpec("results", "PATH", help="results file, '' for none (default pibench-results.json)"),
+    OptionSpec("leaderboard", "PATH", help="write the AgentBeats leaderboard artifact here"),
+    OptionSpec(
         "fail-under",
-        {"action": "append", "metavar": "METRIC=VALUE"},
-        "gate (repeatable): compliance, overall, tier1_overall, semantic, pass^K, a column or group name",
+        "METRIC=VALUE",
+        repeatable=True,
+        help="gate (repeatable): compliance, overall, tier1_overall, semantic, pass^K, a column or group name",
     ),
-    (
+    OptionSpec(
         "baseline",
-        {"metavar": "PATH[::AGENT]"},
-        "results file of a baseline run: fail on regressions over the (agent, scenario, trial) rows both runs have; "
-        "PATH::AGENT compares the one agent of this run with AGENT of the baseline",
+        "PATH[::AGENT]",
+        help="results file of a baseline run: fail on regressions over the (agent, scenario, trial) rows both runs "
+        "have; PATH::AGENT compares the one agent of this run with AGENT of the baseline",
     ),
-    ("tolerance", {"metavar": "X"}, "allowed drop of a gated metric against the baseline (default 0)"),
-    (
+    OptionSpec(
+        "tolerance",
+        "X",
+        value_type=float,
+        help="allowed drop of a gated metric against the baseline (default 0)",
+    ),
+    OptionSpec(
         "max-error-rate",
-        {"metavar": "X"},
-        "largest share of error rows (failures outside the agent) per agent before the run is invalid "
-        "and exits 9 (default 0: any error row)",
+        "X",
+        value_type=float,
+        help="largest share of error rows (failures outside the agent) per agent before the run is invalid and "
+        "exits 9 (default 0: any error row)",
     ),
-    ("resume", {"metavar": "PATH"}, "results file or journal of an earlier run: reuse its finished rows"),
-]
+    OptionSpec("resume", "PATH", help="results file or journal of an earlier run: reuse its finished rows"),
+)
+"""Every ``--pibench-*`` option, declared once: the plugin's options and ini keys and ``pi run``'s flags."""
 
 
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("pibench", "pi-bench policy-compliance benchmark")
-    for name, kwargs, help_text in _OPTIONS:
-        dest = "pibench_" + name.replace("-", "_")
-        group.addoption(f"--pibench-{name}", dest=dest, help=help_text, **kwargs)
-        if kwargs.get("action") == "append":
-            parser.addini(dest, help=help_text, type="linelist", default=[])
+    for option in OPTIONS:
+        action = "append" if option.repeatable else "store"
+        group.addoption(option.flag, dest=option.dest, action=action, metavar=option.metavar, help=option.help)
+        if option.repeatable:
+            parser.addini(option.dest, help=option.help, type="linelist", default=[])
         else:
-            parser.addini(dest, help=help_text, type="string", default=None)
+            parser.addini(option.dest, help=option.help, type="string", default=None)
     parser.addini(
         "pibench_scenarios",
         type="paths",

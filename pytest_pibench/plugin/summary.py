@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from pytest_pibench.plugin.extensions import extension_summary_rows
 from pytest_pibench.plugin.options import ERROR_BUDGET_EXIT_CODE, GATE_EXIT_CODE
+from pytest_pibench.results.document import error_budget_exceeded
+from pytest_pibench.results.types import ResultRow, ResultsDocument
 from pytest_pibench.vocab import GROUPS
 
 if TYPE_CHECKING:
@@ -37,7 +40,7 @@ def _interval(value: Any) -> str:
     return f"{value[0]:.2f}-{value[1]:.2f}" if value else "-"
 
 
-def _counts(rows: list[Mapping[str, Any]]) -> dict[str, int]:
+def _counts(rows: list[ResultRow]) -> dict[str, int]:
     """Plain counts of one agent's rows: scenarios, Tier-1 checks, agent failures, error rows."""
     scored = [r for r in rows if r.get("status") == "completed"]
     checks = [c for r in scored for c in r.get("outcome_checks") or [] if c.get("tier", 1) == 1]
@@ -51,7 +54,7 @@ def _counts(rows: list[Mapping[str, Any]]) -> dict[str, int]:
     }
 
 
-def _count_rows(document: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
+def _count_rows(document: ResultsDocument) -> list[tuple[str, list[str]]]:
     by_agent = {agent: [r for r in document["rows"] if r.get("agent") == agent] for agent in document["agents"]}
     counts = [_counts(rows) for rows in by_agent.values()]
     return [
@@ -104,10 +107,10 @@ def _role(usage: Any) -> str:
     return f"{usage['cost_usd']:.4f} / {int(usage['calls'])}"
 
 
-def summary_lines(document: Mapping[str, Any]) -> list[str]:
-    """The table and the failed scenarios, as plain lines."""
+def summary_lines(document: ResultsDocument, extra_rows: Sequence[tuple[str, list[str]]] = ()) -> list[str]:
+    """The table (with ``extra_rows`` from ``pytest_pibench_summary_rows`` last) and the failed scenarios."""
     metrics = {agent: data["metrics"] for agent, data in document["agents"].items()}
-    table = _table(metrics, int(document["settings"].get("trials", 1))) + _count_rows(document)
+    table = _table(metrics, int(document["settings"].get("trials", 1))) + _count_rows(document) + list(extra_rows)
     width = max(len(label) for label, _ in table) + 2
     cols = [max(12, len(agent) + 2) for agent in metrics]
     lines = _banner(document)
@@ -125,7 +128,7 @@ def summary_lines(document: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def _banner(document: Mapping[str, Any]) -> list[str]:
+def _banner(document: ResultsDocument) -> list[str]:
     """A partial or invalid run says so before any number."""
     lines = []
     if document.get("complete") is False:
@@ -133,13 +136,14 @@ def _banner(document: Mapping[str, Any]) -> list[str]:
         planned = document.get("planned_items")
         of = f" of {planned}" if planned is not None else ""
         lines.append(f"PARTIAL RUN: {done}{of} items finished; {document.get('ended_by')}")
-    problems = (document.get("validity") or {}).get("problems") or []
+    validity = document.get("validity")
+    problems = (validity.get("problems") or []) if validity else []
     if problems:
         lines.append(f"NOT VALID FOR THE LEADERBOARD: {'; '.join(problems)}")
     return lines
 
 
-def _resume_lines(rows: list[Mapping[str, Any]]) -> list[str]:
+def _resume_lines(rows: list[ResultRow]) -> list[str]:
     notes = [r["resume"] for r in rows if isinstance(r.get("resume"), Mapping)]
     if not notes:
         return []
@@ -153,7 +157,7 @@ def _resume_lines(rows: list[Mapping[str, Any]]) -> list[str]:
     return [line + (f"; re-ran {len(notes) - reused}: {why}" if reasons else "")]
 
 
-def _failure(row: Mapping[str, Any]) -> str:
+def _failure(row: ResultRow) -> str:
     head = f"{row.get('agent')} {row.get('scenario_id')} t{row.get('trial', 0)}"
     if row.get("status") == "error":
         cause = row.get("failure_cause") or "harness"
@@ -170,13 +174,14 @@ def _failure(row: Mapping[str, Any]) -> str:
 def write_summary(terminal: Any, collector: ResultCollector) -> None:
     document = collector.document
     assert document is not None
+    extra_rows = extension_summary_rows(collector.config, document)  # a broken hook fails before a half table
     terminal.write_sep("=", "pi-bench summary")
-    for line in summary_lines(document):
+    for line in summary_lines(document, extra_rows):
         terminal.write_line(line)
     if collector.settings.results:
         terminal.write_line(f"Results: {collector.settings.results}")
-    validity = document.get("validity") or {}
-    if any("error rows" in p for p in validity.get("problems") or []):
+    validity = document.get("validity")
+    if validity and error_budget_exceeded(validity):
         terminal.write_line(f"Error budget: EXCEEDED (exit code {ERROR_BUDGET_EXIT_CODE}); see the error rows above")
     verdict = collector.verdict
     if verdict is not None:

@@ -1,4 +1,13 @@
-"""Results on disk as they finish: the append-only journal, atomic writes, reading partial runs.
+"""The results document: its format, building it, writing it safely, reading it back.
+
+The document (``--pibench-results``) is versioned (:data:`RESULTS_FORMAT`,
+:data:`RESULTS_FORMAT_VERSION`) and holds the settings, the metrics per agent,
+whether the run is valid for the leaderboard (:func:`validity`) and every
+:class:`~pytest_pibench.results.types.ResultRow`. :func:`read_results`
+reads one back (a partial run included) and :func:`load_baseline` reads one as
+the baseline of a ``--pibench-baseline`` gate.
+
+Results are on disk as they finish.
 
 A run writes every finished row to ``<results stem>.journal.jsonl`` the moment
 it arrives (one JSON object per line, flushed), so a SIGTERM, a Ctrl-C, a
@@ -17,8 +26,14 @@ import json
 import os
 import tempfile
 import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
+
+from pytest_pibench.results.metrics import compute_metrics
+from pytest_pibench.results.types import AgentValidity, ResultRow, ResultsDocument, Validity
+from pytest_pibench.vocab import BENCHMARK_VERSION, __version__
 
 __all__ = [
     "JOURNAL_FORMAT",
@@ -26,14 +41,111 @@ __all__ = [
     "RESULTS_FORMAT_VERSION",
     "Journal",
     "atomic_write_json",
+    "error_budget_exceeded",
     "journal_path",
+    "load_baseline",
+    "now_iso",
     "read_results",
+    "results_document",
     "unwritable_reason",
+    "validity",
 ]
 
 RESULTS_FORMAT = "pibench-results"
 RESULTS_FORMAT_VERSION = 1
 JOURNAL_FORMAT = "pibench-journal"
+
+
+def _row_order(agents: Sequence[str]) -> Callable[[ResultRow], tuple[int, str, str, int]]:
+    """Agents in command-line order, then scenarios by id and trial (never by completion order)."""
+    rank = {agent: index for index, agent in enumerate(agents)}
+
+    def key(row: ResultRow) -> tuple[int, str, str, int]:
+        agent = str(row.get("agent"))
+        return (rank.get(agent, len(rank)), agent, str(row.get("scenario_id")), int(row.get("trial") or 0))
+
+    return key
+
+
+def validity(
+    rows: Iterable[ResultRow], *, max_error_rate: float, complete: bool = True, ended_by: str | None = None
+) -> Validity:
+    """Whether a run's numbers may be published: complete, and error rows within the budget per agent.
+
+    Error rows are failures outside the agent (provider, judge, user
+    simulator, harness, scenario); they are kept out of the rates, so too
+    many of them would let a bad run look good. ``--pibench-max-error-rate``
+    bounds them (default 0).
+    """
+    counts: dict[str, list[int]] = {}
+    for row in rows:
+        tally = counts.setdefault(str(row.get("agent")), [0, 0])
+        tally[0] += 1
+        tally[1] += int(row.get("status") != "completed")
+    agents: dict[str, AgentValidity] = {
+        agent: {"rows": total, "error_rows": errors, "error_rate": errors / total if total else 0.0}
+        for agent, (total, errors) in counts.items()
+    }
+    problems = []
+    for agent, entry in agents.items():
+        if _over_budget(entry, max_error_rate):
+            problems.append(
+                f"{agent}: {entry['error_rows']} error rows of {entry['rows']} "
+                f"({entry['error_rate']:.1%}) > --pibench-max-error-rate {max_error_rate:g}"
+            )
+    if not complete:
+        problems.append(f"partial run: {ended_by or 'it did not finish'}")
+    return {
+        "valid": not problems,
+        "complete": complete,
+        "max_error_rate": max_error_rate,
+        "agents": agents,
+        "problems": problems,
+    }
+
+
+def _over_budget(entry: AgentValidity, max_error_rate: float) -> bool:
+    return entry["error_rate"] > max_error_rate + 1e-12
+
+
+def error_budget_exceeded(report: Validity) -> bool:
+    """Whether some agent in a :func:`validity` report has more error rows than the budget allows.
+
+    Read from the report's numbers, never from its ``problems`` text (which is for people).
+    """
+    return any(_over_budget(entry, report["max_error_rate"]) for entry in report["agents"].values())
+
+
+def results_document(
+    rows: Iterable[ResultRow],
+    settings: dict[str, Any],
+    wall_time: float,
+    *,
+    complete: bool = True,
+    planned_items: int | None = None,
+    ended_by: str | None = None,
+    max_error_rate: float = 0.0,
+) -> ResultsDocument:
+    """Our versioned results file: settings, metrics per agent, validity, every row (with its transcript)."""
+    ordered = sorted(rows, key=_row_order(list(settings.get("agents") or [])))
+    by_agent: dict[str, list[ResultRow]] = defaultdict(list)
+    for row in ordered:
+        by_agent[str(row.get("agent"))].append(row)
+    return {
+        "format": RESULTS_FORMAT,
+        "format_version": RESULTS_FORMAT_VERSION,
+        "pytest_pibench_version": __version__,
+        "benchmark_version": BENCHMARK_VERSION,
+        "created": now_iso(),
+        "wall_time": round(wall_time, 3),
+        "complete": complete,
+        "planned_items": planned_items,
+        "ended_by": ended_by,
+        "validity": validity(ordered, max_error_rate=max_error_rate, complete=complete, ended_by=ended_by),
+        "settings": settings,
+        "agents": {agent: {"metrics": compute_metrics(agent_rows)} for agent, agent_rows in by_agent.items()},
+        "rows": ordered,
+    }
 
 
 def journal_path(results: str | Path) -> Path:
@@ -109,7 +221,7 @@ class Journal:
         if self._stream is not None:
             self._line({"planned_items": items})
 
-    def append(self, row: dict[str, Any]) -> None:
+    def append(self, row: ResultRow) -> None:
         if self._stream is not None:
             self._line({"row": row})
 
@@ -122,10 +234,10 @@ class Journal:
                 self.path.unlink()
 
 
-def _read_journal(path: Path) -> dict[str, Any]:
+def _read_journal(path: Path) -> ResultsDocument:
     """A journal as a (partial) results document; a torn last line is ignored."""
     header: dict[str, Any] = {}
-    rows: list[dict[str, Any]] = []
+    rows: list[ResultRow] = []
     planned: int | None = None
     for line in path.read_text(encoding="utf-8").splitlines():
         try:
@@ -156,7 +268,7 @@ def _read_journal(path: Path) -> dict[str, Any]:
     }
 
 
-def read_results(path: str | Path) -> dict[str, Any]:
+def read_results(path: str | Path) -> ResultsDocument:
     """A results document from a results file or a journal, folding in the journal of a partial run.
 
     Raises:
@@ -178,6 +290,11 @@ def read_results(path: str | Path) -> dict[str, Any]:
         raise ValueError(f"{path} is not JSON: {exc}") from None
     if not isinstance(data, dict) or data.get("format") != RESULTS_FORMAT:
         raise ValueError(f"{path} is not a pi-bench results file (no format: {RESULTS_FORMAT})")
+    return _with_journal(source, cast(ResultsDocument, data))
+
+
+def _with_journal(source: Path, data: ResultsDocument) -> ResultsDocument:
+    """A partial run's document with the rows its journal holds beyond its own."""
     if data.get("complete") is False and data.get("journal"):
         journal = Path(str(data["journal"]))
         if not journal.is_absolute():
@@ -186,14 +303,33 @@ def read_results(path: str | Path) -> dict[str, Any]:
             partial = _read_journal(journal)
             known = {_row_key(r) for r in data.get("rows") or []}
             extra = [r for r in partial["rows"] if _row_key(r) not in known]
-            data = {**data, "rows": [*(data.get("rows") or []), *extra]}
+            data = data.copy()
+            data["rows"] = [*(data.get("rows") or []), *extra]
             data.setdefault("planned_items", partial["planned_items"])
     return data
 
 
-def _row_key(row: dict[str, Any]) -> tuple[str, str, int]:
+def load_baseline(path: str) -> ResultsDocument:
+    """Read a results file written by ``--pibench-results`` as a gate's baseline (ValueError with the reason).
+
+    Unlike :func:`read_results` it takes only a results file, and a partial
+    one as it is (its journal is not folded in).
+    """
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ValueError(f"cannot read baseline {path}: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"baseline {path} is not JSON: {exc}") from None
+    if not isinstance(data, dict) or data.get("format") != RESULTS_FORMAT:
+        raise ValueError(f"baseline {path} is not a pi-bench results file (no format: {RESULTS_FORMAT})")
+    return cast(ResultsDocument, data)
+
+
+def _row_key(row: ResultRow) -> tuple[str, str, int]:
     return (str(row.get("agent")), str(row.get("scenario_id")), int(row.get("trial") or 0))
 
 
 def now_iso() -> str:
+    """The local time now, as ISO 8601 with its UTC offset (``created`` of a document)."""
     return time.strftime("%Y-%m-%dT%H:%M:%S%z")

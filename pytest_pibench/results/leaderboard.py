@@ -1,14 +1,20 @@
-"""The AgentBeats leaderboard artifact (upstream-evaluation.md §8.4)."""
+"""The AgentBeats leaderboard artifact (upstream-evaluation.md §8.4) from result rows.
+
+Each :class:`~pytest_pibench.results.types.ResultRow` becomes one entry of
+``scenario_details``: upstream's keys (:class:`~pytest_pibench.results.types.ScenarioDetail`)
+with upstream's defaults for missing ones, and none of ours.
+"""
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pytest_pibench.results.metrics import compute_metrics
+from pytest_pibench.results.types import ResultRow
 
 __all__ = ["leaderboard_path", "to_leaderboard"]
 
@@ -29,17 +35,28 @@ _DETAIL_KEYS = (
     "decision_error",
     "event_flags",
 )
-_OPTIONAL_KEYS = ("benchmark_version", "error", "seed", "duration", "tool_calls", "dimensions")
+"""Upstream's keys every ``scenario_details`` entry has (``ScenarioDetail``'s required keys), in order."""
+_OptionalKey = Literal["benchmark_version", "error", "seed", "duration", "tool_calls", "dimensions"]
+_OPTIONAL_KEYS: tuple[_OptionalKey, ...] = (
+    "benchmark_version",
+    "error",
+    "seed",
+    "duration",
+    "tool_calls",
+    "dimensions",
+)
+"""Upstream's keys an entry has only when the row's value is truthy (``outcome_checks`` is rebuilt apart)."""
 
 
-def _reward(row: Mapping[str, Any]) -> float:
+def _reward(row: ResultRow) -> float:
     value = row.get("reward")
     if isinstance(value, int | float):
         return float(value)
     return 1.0 if row.get("all_passed") else 0.0
 
 
-def _detail(row: Mapping[str, Any]) -> dict[str, Any]:
+def _detail(row: ResultRow) -> dict[str, Any]:
+    """The ``scenario_details`` entry of one row (outcome checks with upstream's empty ``dimension``)."""
     defaults: dict[str, Any] = {"semantic_score": 0.0, "canonical_decision": "", "status": "unknown", "event_flags": {}}
     detail = {key: row.get(key, defaults.get(key)) for key in _DETAIL_KEYS}
     detail["reward"] = _reward(row)
@@ -62,7 +79,7 @@ def _detail(row: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def to_leaderboard(
-    rows: Iterable[Mapping[str, Any]],
+    rows: Iterable[ResultRow],
     *,
     agent_id: str = "agent",
     domain: str = "policy_compliance",

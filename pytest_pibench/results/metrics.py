@@ -1,7 +1,8 @@
 """Leaderboard metrics from result rows, with upstream's exact formulas (upstream-evaluation.md §8.2-§8.3).
 
-Rows may be ours or upstream's ``scenario_details``: only the shared keys are
-read. Our additions (pass^k, Tier-1-only overall, Wilson intervals, error
+Rows are :class:`~pytest_pibench.results.types.ResultRow`: ours or upstream's
+``scenario_details`` (which lack our keys); only the shared keys are read,
+and a missing one reads as upstream's default. Our additions (pass^k, Tier-1-only overall, Wilson intervals, error
 rows) live under ``metrics["extended"]`` so the upstream keys stay identical.
 """
 
@@ -12,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from pytest_pibench.results.types import CheckEntry, FlagName, ResultRow, UsageKey
 from pytest_pibench.vocab import COLUMNS, GROUPS, LABELS, TIER2_TYPES
 
 __all__ = ["COLUMNS", "GROUPS", "compute_metrics", "pass_hat_k", "wilson_interval"]
@@ -19,21 +21,21 @@ __all__ = ["COLUMNS", "GROUPS", "compute_metrics", "pass_hat_k", "wilson_interva
 _ERROR_STATUSES = ("error", "validation_error")
 
 
-def _checks(row: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+def _checks(row: ResultRow) -> list[CheckEntry]:
     dims = row.get("dimensions")
     if isinstance(dims, Mapping) and dims:
         return [c for d in dims.values() if isinstance(d, Mapping) for c in d.get("checks") or []]
     return [c for c in row.get("outcome_checks") or [] if isinstance(c, Mapping)]
 
 
-def _partial_credit(row: Mapping[str, Any], tier1_only: bool = False) -> float:
+def _partial_credit(row: ResultRow, tier1_only: bool = False) -> float:
     checks = [c for c in _checks(row) if c.get("passed") is not None]  # skipped checks do not count
     if tier1_only:
         checks = [c for c in checks if c.get("type") not in TIER2_TYPES]
     return sum(1 for c in checks if c.get("passed") is True) / len(checks) if checks else 0.0
 
 
-def _flag(row: Mapping[str, Any], key: str) -> bool:
+def _flag(row: ResultRow, key: FlagName) -> bool:
     flags = row.get("event_flags")
     return isinstance(flags, Mapping) and bool(flags.get(key))
 
@@ -63,7 +65,7 @@ def pass_hat_k(outcomes: Mapping[str, Sequence[bool]]) -> dict[str, float]:
     return result
 
 
-def _column_scores(rows: Sequence[Mapping[str, Any]], tier1_only: bool) -> dict[str, list[float]]:
+def _column_scores(rows: Sequence[ResultRow], tier1_only: bool) -> dict[str, list[float]]:
     scores: dict[str, list[float]] = defaultdict(list)
     for row in rows:
         column = row.get("leaderboard_primary") or ""
@@ -78,8 +80,8 @@ def _ordered(columns: Iterable[str]) -> list[str]:
     return known + sorted(present - set(COLUMNS))
 
 
-def _repeatability(completed: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
-    groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+def _repeatability(completed: Sequence[ResultRow]) -> dict[str, Any] | None:
+    groups: dict[str, list[ResultRow]] = defaultdict(list)
     for row in completed:
         groups[str(row.get("scenario_id"))].append(row)
     max_k = max((len(g) for g in groups.values()), default=0)
@@ -114,7 +116,7 @@ def _repeatability(completed: Sequence[Mapping[str, Any]]) -> dict[str, Any] | N
     }
 
 
-def compute_metrics(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+def compute_metrics(rows: Iterable[ResultRow]) -> dict[str, Any]:
     """The ``metrics`` payload of the leaderboard artifact (upstream §8.4) plus ``extended``.
 
     Every trial is its own row; error rows count in ``total_scenarios`` and
@@ -163,7 +165,7 @@ def compute_metrics(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         if present:
             metrics["by_group"][group] = sum(present) / len(present)
 
-    domains: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    domains: dict[str, list[ResultRow]] = defaultdict(list)
     for row in completed:
         key = row.get("domain") or row.get("domain_name") or str(row.get("scenario_id", "")).split("_")[0].lower()
         domains[str(key)].append(row)
@@ -176,7 +178,7 @@ def compute_metrics(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
             "compliance_rate": n_passed / len(group_rows),
         }
 
-    def count(flag: str, subset: Sequence[Mapping[str, Any]]) -> float:
+    def count(flag: FlagName, subset: Sequence[ResultRow]) -> float:
         return _rate(sum(1 for r in subset if _flag(r, flag)), len(subset))
 
     by_label = {label: [r for r in completed if r.get("label") == label] for label in LABELS}
@@ -193,7 +195,7 @@ def compute_metrics(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     return metrics
 
 
-def _extended(rows: Sequence[Mapping[str, Any]], completed: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def _extended(rows: Sequence[ResultRow], completed: Sequence[ResultRow]) -> dict[str, Any]:
     passed = sum(1 for r in completed if r.get("all_passed"))
     lo, hi = wilson_interval(passed, len(completed))
     outcomes: dict[str, list[bool]] = defaultdict(list)
@@ -201,7 +203,7 @@ def _extended(rows: Sequence[Mapping[str, Any]], completed: Sequence[Mapping[str
         outcomes[str(row.get("scenario_id"))].append(bool(row.get("all_passed")))
     tier1 = _column_scores(completed, tier1_only=True)
     tier1_columns = [sum(v) / len(v) for v in tier1.values()]
-    semantic = [float(r["semantic_score"]) for r in completed if r.get("semantic_score") is not None]
+    semantic = [float(score) for r in completed if (score := r.get("semantic_score")) is not None]
     return {
         "usage": _usage_totals(rows),
         "compliance_interval_95": [lo, hi],
@@ -221,10 +223,10 @@ def _extended(rows: Sequence[Mapping[str, Any]], completed: Sequence[Mapping[str
     }
 
 
-_USAGE_KEYS = ("calls", "prompt_tokens", "completion_tokens", "cost_usd", "retries", "cache_hits")
+_USAGE_KEYS: tuple[UsageKey, ...] = ("calls", "prompt_tokens", "completion_tokens", "cost_usd", "retries", "cache_hits")
 
 
-def _usage_totals(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+def _usage_totals(rows: Sequence[ResultRow]) -> dict[str, Any] | None:
     """LLM usage summed over every row (errors included: their calls were paid for), by role."""
     by_role: dict[str, dict[str, float]] = {}
     for row in rows:
@@ -238,6 +240,6 @@ def _usage_totals(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
                     total[key] += spent.get(key) or 0
     if not by_role:
         return None
-    overall = {key: sum(r[key] for r in by_role.values()) for key in _USAGE_KEYS}
+    overall: dict[str, float] = {key: sum(r[key] for r in by_role.values()) for key in _USAGE_KEYS}
     overall["cost_usd"] = round(overall["cost_usd"], 8)
     return {**overall, "by_role": by_role}

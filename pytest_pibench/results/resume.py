@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_pibench.results.document import read_results
+from pytest_pibench.results.types import ResultRow, RunKey
 
 __all__ = ["ResumeIndex", "load_resume", "run_key"]
 
@@ -32,7 +33,7 @@ def _file_sha256(path: str) -> str:
 
 def run_key(
     scenario_file: Path | None, agent: str, trial: int, seed: int | None, settings: Mapping[str, Any]
-) -> dict[str, Any]:
+) -> RunKey:
     """What decides one episode's result (builtins only; stored in the row as ``fingerprint``)."""
     return {
         "scenario_sha256": _file_sha256(str(scenario_file)) if scenario_file else None,
@@ -43,11 +44,12 @@ def run_key(
     }
 
 
-def fingerprint(key: Mapping[str, Any]) -> str:
+def fingerprint(key: RunKey) -> str:
+    """The SHA-256 of ``key`` as canonical JSON (stored in the row's ``fingerprint``)."""
     return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _difference(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
+def _difference(old: RunKey, new: RunKey) -> str:
     if old.get("scenario_sha256") != new.get("scenario_sha256"):
         return "scenario file changed"
     if old.get("seed") != new.get("seed"):
@@ -60,7 +62,7 @@ def _difference(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
 class ResumeIndex:
     """The rows of an earlier run, by (agent, scenario id, trial)."""
 
-    def __init__(self, source: str, rows: list[dict[str, Any]]) -> None:
+    def __init__(self, source: str, rows: list[ResultRow]) -> None:
         self.source = source
         self.rows = {(str(r.get("agent")), str(r.get("scenario_id")), int(r.get("trial") or 0)): r for r in rows}
 
@@ -72,9 +74,7 @@ class ResumeIndex:
     def from_builtins(cls, data: Mapping[str, Any]) -> ResumeIndex:
         return cls(str(data["source"]), list(data["rows"]))
 
-    def lookup(
-        self, agent: str, scenario_id: str, trial: int, key: Mapping[str, Any]
-    ) -> tuple[dict[str, Any] | None, str]:
+    def lookup(self, agent: str, scenario_id: str, trial: int, key: RunKey) -> tuple[ResultRow | None, str]:
         """``(row to reuse, "")`` or ``(None, why it is re-run)``."""
         row = self.rows.get((agent, scenario_id, trial))
         if row is None:

@@ -1,36 +1,55 @@
 """Result rows: one builtins-only dict per (scenario, agent, trial), in upstream's ``scenario_details`` shape.
 
 Rows are what crosses xdist, what the results file stores and what
-:func:`compute_metrics` reads. Our extra keys (``agent``, ``error``,
-``messages``...) are ignored by upstream tooling.
+:func:`compute_metrics` reads. Their keys and types are declared by
+:class:`~pytest_pibench.results.types.ResultRow`; our extra keys
+(``agent``, ``error_detail``, ``transcript``...) are ignored by upstream tooling.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
 from pytest_pibench.bounds import bound_row
+from pytest_pibench.checks.result import CheckResult
 from pytest_pibench.episode.loop import EpisodeResult
 from pytest_pibench.evaluation import ScenarioResult
+from pytest_pibench.results.types import (
+    CheckEntry,
+    Dimension,
+    ErrorDetail,
+    EventFlags,
+    LimitHit,
+    ResultRow,
+    Transcript,
+)
 from pytest_pibench.scenario.models import Scenario
 
 __all__ = ["error_row", "scenario_row"]
 
-_NO_FLAGS = {"V_r": False, "UR_r": False, "OR_r": False, "EA_r": False, "AT_r": False}
 
 _CAUSES = {"agent_error": "agent", "user_error": "user_simulator", "infra_error": "infrastructure"}
 """``failure_cause`` of a row by termination reason; only ``agent`` failures are scored."""
 
 
-def _base(scenario: Scenario | None, scenario_id: str, trial: int, agent: str, domain_name: str) -> dict[str, Any]:
+def _flags(flags: Mapping[str, bool]) -> EventFlags:
     return {
-        "scenario_id": scenario.scenario_id if scenario else scenario_id,
-        "trial": trial,
-        "agent": agent,
-        "domain": scenario.meta.domain if scenario else "",
-        "domain_name": domain_name,
-        "leaderboard_primary": scenario.leaderboard.primary if scenario else "",
-        "label": scenario.label if scenario else "",
+        "V_r": flags["V_r"],
+        "UR_r": flags["UR_r"],
+        "OR_r": flags["OR_r"],
+        "EA_r": flags["EA_r"],
+        "AT_r": flags["AT_r"],
+    }
+
+
+def _check_entry(result: CheckResult) -> CheckEntry:
+    return {
+        "outcome_id": result.outcome_id,
+        "type": result.type,
+        "passed": result.passed,
+        "detail": result.detail,
+        "tier": result.tier,
     }
 
 
@@ -43,7 +62,7 @@ def scenario_row(
     agent: str = "agent",
     domain_name: str = "",
     include_transcript: bool = True,
-) -> dict[str, Any]:
+) -> ResultRow:
     """The row of one evaluated episode.
 
     An episode the agent broke (``agent_error``: an exception, a malformed
@@ -55,36 +74,41 @@ def scenario_row(
     """
     status = episode.status if episode is not None else "completed"
     errored = status == "error"
-    row = _base(scenario, scenario.scenario_id, trial, agent, domain_name)
-    row.update(
-        status=status,
-        failure_cause=_CAUSES.get(result.termination_reason),
-        termination_reason=result.termination_reason,
-        reward=0.0 if errored else result.reward,
-        all_passed=False if errored else result.all_passed,
-        semantic_score=result.semantic_score,
-        canonical_decision=result.decision.canonical_decision or "NONE",
-        decision_channel=result.decision.decision_channel,
-        decision_valid=result.decision.decision_valid,
-        decision_error=result.decision.decision_error,
-        event_flags=dict(result.event_flags),
-        dimensions=result.dimensions(),
-        outcome_checks=[{**r.to_dict(), "tier": r.tier} for r in result.outcome_results],
-    )
+    row: ResultRow = {
+        "scenario_id": scenario.scenario_id,
+        "trial": trial,
+        "agent": agent,
+        "domain": scenario.meta.domain,
+        "domain_name": domain_name,
+        "leaderboard_primary": scenario.leaderboard.primary,
+        "label": scenario.label,
+        "status": status,
+        "failure_cause": _CAUSES.get(result.termination_reason),
+        "termination_reason": result.termination_reason,
+        "reward": 0.0 if errored else result.reward,
+        "all_passed": False if errored else result.all_passed,
+        "semantic_score": result.semantic_score,
+        "canonical_decision": result.decision.canonical_decision or "NONE",
+        "decision_channel": result.decision.decision_channel,
+        "decision_valid": result.decision.decision_valid,
+        "decision_error": result.decision.decision_error,
+        "event_flags": _flags(result.event_flags),
+        "dimensions": cast(dict[str, Dimension], result.dimensions()),
+        "outcome_checks": [_check_entry(r) for r in result.outcome_results],
+    }
     if episode is not None:
-        row.update(
-            seed=episode.seed,
-            duration=round(episode.duration, 6),
-            step_count=episode.step_count,
-            tool_calls=[entry["tool_name"] for entry in episode.trace],
-            error=_error_text(episode.error),
-            error_detail=episode.error,
-            warnings=list(episode.warnings),
-            limit_hit=None if episode.limit_hit is None else dict(episode.limit_hit),
-        )
+        row["seed"] = episode.seed
+        row["duration"] = round(episode.duration, 6)
+        row["step_count"] = episode.step_count
+        row["tool_calls"] = [entry["tool_name"] for entry in episode.trace]
+        row["error"] = _error_text(episode.error)
+        row["error_detail"] = cast(ErrorDetail | None, episode.error)
+        row["warnings"] = list(episode.warnings)
+        row["limit_hit"] = None if episode.limit_hit is None else cast(LimitHit, dict(episode.limit_hit))
         if include_transcript:
-            row["transcript"] = episode.transcript()
-    return bound_row(row)  # strings over ROW_STRING_LIMIT are cut and "truncated": true set; scored before
+            row["transcript"] = cast(Transcript, episode.transcript())
+    # strings over ROW_STRING_LIMIT are cut and "truncated": true set; scoring ran on the full text before
+    return cast(ResultRow, bound_row(cast(dict[str, Any], row)))
 
 
 def _error_text(error: dict[str, str] | None) -> str | None:
@@ -103,29 +127,36 @@ def error_row(
     traceback: str = "",
     cause: str = "harness",
     termination_reason: str = "runtime_error",
-) -> dict[str, Any]:
+) -> ResultRow:
     """A row for an episode that could not run or be scored (bad scenario, crash, judge outage).
 
     ``cause`` says whose failure it was (``harness``, ``scenario``,
     ``infrastructure``, ``interrupted``...); never the agent's: agent failures are scored.
     """
-    row = _base(scenario, scenario_id, trial, agent, domain_name)
-    row.update(
-        status="error",
-        failure_cause=cause,
-        termination_reason=termination_reason,
-        reward=0.0,
-        all_passed=False,
-        semantic_score=None,
-        canonical_decision="NONE",
-        decision_channel=None,
-        decision_valid=False,
-        decision_error="ASSESSMENT_ERROR",
-        event_flags=dict(_NO_FLAGS),
-        dimensions={},
-        outcome_checks=[],
-        seed=seed,
-        error=message,
-        error_detail={"role": cause, "kind": "exception", "message": message, "traceback": traceback},
-    )
+    no_flags: EventFlags = {"V_r": False, "UR_r": False, "OR_r": False, "EA_r": False, "AT_r": False}
+    row: ResultRow = {
+        "scenario_id": scenario.scenario_id if scenario else scenario_id,
+        "trial": trial,
+        "agent": agent,
+        "domain": scenario.meta.domain if scenario else "",
+        "domain_name": domain_name,
+        "leaderboard_primary": scenario.leaderboard.primary if scenario else "",
+        "label": scenario.label if scenario else "",
+        "status": "error",
+        "failure_cause": cause,
+        "termination_reason": termination_reason,
+        "reward": 0.0,
+        "all_passed": False,
+        "semantic_score": None,
+        "canonical_decision": "NONE",
+        "decision_channel": None,
+        "decision_valid": False,
+        "decision_error": "ASSESSMENT_ERROR",
+        "event_flags": no_flags,
+        "dimensions": {},
+        "outcome_checks": [],
+        "seed": seed,
+        "error": message,
+        "error_detail": {"role": cause, "kind": "exception", "message": message, "traceback": traceback},
+    }
     return row

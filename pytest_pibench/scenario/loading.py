@@ -10,21 +10,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from pytest_pibench.checks.decision import DecisionEqualsCheck
+from pytest_pibench.checks.registry import check_type_names
+from pytest_pibench.checks.state import StateFieldCheck, field_path_problem
+from pytest_pibench.checks.tools import tool_consistency_problems
 from pytest_pibench.paths import is_scenario_candidate
-from pytest_pibench.scenario.models import (
-    BRACKET_SEGMENT,
-    CHECK_TYPES,
-    SCHEMA_VERSION,
-    DecisionEqualsCheck,
-    Scenario,
-    ToolBeforeToolAnyCheck,
-    ToolBeforeToolCheck,
-    ToolCalledAnyCheck,
-    ToolCalledCheck,
-    ToolCalledMinTimesCheck,
-    ToolCalledWithCheck,
-    ToolNotCalledCheck,
-)
+from pytest_pibench.scenario.models import SCHEMA_VERSION, Scenario
 
 __all__ = [
     "ScenarioError",
@@ -55,11 +46,12 @@ class ScenarioError(ValueError):
 
 def _format_loc(loc: Sequence[int | str]) -> str:
     out = ""
+    check_types = set(check_type_names())
     previous: int | str | None = None
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif isinstance(previous, int) and part in CHECK_TYPES:
+        elif isinstance(previous, int) and part in check_types:
             pass  # the discriminator tag pydantic inserts after a list index
         else:
             out += f".{part}" if out else str(part)
@@ -72,7 +64,8 @@ def _pydantic_problems(error: ValidationError) -> list[Problem]:
     for item in error.errors(include_url=False):
         message = item["msg"]
         if item["type"] == "union_tag_invalid":
-            message = f"unknown check type {item['input'].get('type')!r}; expected one of " + (", ".join(CHECK_TYPES))
+            expected = ", ".join(check_type_names())
+            message = f"unknown check type {item['input'].get('type')!r}; expected one of {expected}"
         problems.append((_format_loc(item["loc"]), message))
     return problems
 
@@ -177,6 +170,8 @@ def consistency_problems(scenario: Scenario) -> list[Problem]:
     if "STATE_FIELD" in basis:
         seen: dict[str, Any] = {}
         for i, sf in enumerate(crit.state_field_checks):
+            if not isinstance(sf, StateFieldCheck):
+                continue
             path_problem = field_path_problem(sf.field_path)
             if path_problem:
                 problems.append((f"{where}.state_field_checks[{i}].field_path", path_problem))
@@ -197,41 +192,12 @@ def consistency_problems(scenario: Scenario) -> list[Problem]:
     return problems
 
 
-def field_path_problem(path: str) -> str | None:
-    """Why a ``state_field`` path is malformed, or None."""
-    for segment in path.split("."):
-        if not segment:
-            return "has an empty segment"
-        if "[" in segment and not BRACKET_SEGMENT.match(segment):
-            return f"segment {segment!r} is not of the form collection[key=value]"
-    return None
-
-
 def _tool_consistency(checks: Sequence[Any], where: str) -> list[Problem]:
-    required: set[str] = set()
-    forbidden: set[str] = set()
-    for check in checks:
-        if isinstance(check, ToolCalledCheck | ToolCalledWithCheck | ToolCalledMinTimesCheck):
-            required.add(check.tool_name)
-        elif isinstance(check, ToolNotCalledCheck):
-            forbidden.add(check.tool_name)
-    problems: list[Problem] = []
-    for tool in sorted(required & forbidden):
-        problems.append((f"{where}.policy_checks", f"tool {tool!r} is both required and forbidden"))
-    for i, check in enumerate(checks):
-        loc = f"{where}.policy_checks[{i}]"
-        if isinstance(check, ToolCalledAnyCheck) and set(check.tool_names) <= forbidden:
-            problems.append((loc, "every candidate of tool_called_any is forbidden"))
-        elif isinstance(check, ToolBeforeToolCheck):
-            for end in (check.first_tool, check.second_tool):
-                if end not in required:
-                    problems.append((loc, f"{end!r} is ordered but no other check requires it"))
-        elif isinstance(check, ToolBeforeToolAnyCheck):
-            if not set(check.first_tools) & required:
-                problems.append((loc, "no tool of first_tools is required by another check"))
-            if check.second_tool not in required:
-                problems.append((loc, f"{check.second_tool!r} is ordered but no other check requires it"))
-    return problems
+    """The tool rules over the policy checks, from each check type's declared tool roles."""
+    return [
+        (f"{where}.policy_checks" + ("" if index is None else f"[{index}]"), message)
+        for index, message in tool_consistency_problems(checks)
+    ]
 
 
 def discover_scenarios(root: str | Path) -> Iterator[Path]:

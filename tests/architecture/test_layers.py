@@ -2,16 +2,19 @@
 
 Layers, bottom to top (a module may import from its own layer and the ones below):
 
-0. ``vocab``, ``paths``, ``bounds``, ``toolkit``: vocabulary, bundled files, the domain author's API
-1. ``scenario``: scenario models and loading
-2. ``domain``: domain packs and typed tools
-3. ``env``: one episode's environment and a scenario bound to its domain
-4. ``episode``: messages, participant protocols, seeds, the loop
-5. ``checks``, ``participants``: check registry and evaluators; agents, users, judges
-6. ``evaluation``: scoring one transcript
-7. ``results``: rows, metrics, leaderboard, the results document
-8. ``runner``, ``validate``: running scenarios; the scenario quality bar
-9. ``plugin``, ``cli``, ``testing``, ``report``, the package facade
+0. ``vocab``, ``paths``, ``bounds``, ``toolkit``, ``transcript``: vocabulary, bundled files, the domain
+   author's API, what a transcript is made of (trace entries, message text)
+1. ``checks``: the check registry, one declaration per check type (model, evaluator, dimension, tool
+   roles), all pure; below ``scenario`` because the scenario schema is derived from the registry
+2. ``scenario``: scenario models and loading
+3. ``domain``: domain packs and typed tools
+4. ``env``: one episode's environment and a scenario bound to its domain
+5. ``episode``: messages, participant protocols, seeds, the loop
+6. ``participants``: agents, users, judges
+7. ``evaluation``: scoring one transcript
+8. ``results``: rows, metrics, leaderboard, the results document
+9. ``runner``, ``validate``: running scenarios; the scenario quality bar
+10. ``plugin``, ``cli``, ``testing``, ``report``, the package facade
 """
 
 from __future__ import annotations
@@ -25,16 +28,17 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[2] / "pytest_pibench"
 
 LAYERS: dict[str, int] = {
-    "vocab": 0, "paths": 0, "bounds": 0, "toolkit": 0,
-    "scenario": 1,
-    "domain": 2,
-    "env": 3,
-    "episode": 4,
-    "checks": 5, "participants": 5,
-    "evaluation": 6,
-    "results": 7,
-    "runner": 8, "validate": 8,
-    "plugin": 9, "cli": 9, "testing": 9, "report": 9, "__init__": 9, "__main__": 9,
+    "vocab": 0, "paths": 0, "bounds": 0, "toolkit": 0, "transcript": 0,
+    "checks": 1,
+    "scenario": 2,
+    "domain": 3,
+    "env": 4,
+    "episode": 5,
+    "participants": 6,
+    "evaluation": 7,
+    "results": 8,
+    "runner": 9, "validate": 9,
+    "plugin": 10, "cli": 10, "testing": 10, "report": 10, "__init__": 10, "__main__": 10,
 }
 
 

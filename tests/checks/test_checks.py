@@ -1,8 +1,8 @@
-"""Unit tests of the Tier-1 checks (pytest_pibench/_checks.py).
+"""Unit tests of the built-in Tier-1 checks (pytest_pibench/checks/trace.py, text.py, decision.py, state.py).
 
 Reference: upstream-evaluation.md §5.2 (POLICY checks) and §5.3 (STATE_FIELD checks).
-Details are asserted with ``startswith``/``in``: ours start with upstream's text and
-may add what was seen on failure.
+Each case runs one check through the registry's dispatch (:func:`run_check`) and
+asserts its verdict and its whole detail: upstream's text, plus what was seen on failure.
 """
 
 from __future__ import annotations
@@ -12,18 +12,15 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
-from pytest_pibench.checks.policy import MISSING, resolve_path, run_policy_check, run_state_check
+from pytest_pibench.checks import CheckContext, run_check
 from pytest_pibench.checks.decision import DecisionInfo, resolve_decision
-from pytest_pibench.env.environment import TraceEntry
-from pytest_pibench.scenario.models import (
-    PolicyCheck,
-    StateFieldCheck,
-    ToolBeforeToolCheck,
-    ToolCalledWithCheck,
-)
+from pytest_pibench.checks.schema import PolicyCheck, StateCheck
+from pytest_pibench.checks.state import MISSING, resolve_path
+from pytest_pibench.checks.trace import ToolBeforeToolCheck, ToolCalledWithCheck
+from pytest_pibench.transcript import TraceEntry
 
 POLICY = TypeAdapter(PolicyCheck)
-STATE = TypeAdapter(StateFieldCheck)
+STATE = TypeAdapter(StateCheck)
 
 NO_DECISION = DecisionInfo(None, None, False, "MISSING_DECISION")
 
@@ -57,117 +54,203 @@ def run(
     trace: list[TraceEntry],
     messages: list[dict[str, Any]] | None = None,
     decision: DecisionInfo | None = None,
-) -> tuple[bool, str]:
+) -> tuple[bool | None, str]:
     msgs = messages or []
     info = decision if decision is not None else resolve_decision(trace, msgs)
-    return run_policy_check(policy(data), trace, msgs, info)
+    result = run_check(policy(data), CheckContext(trace, msgs, info))
+    assert (result.outcome_id, result.type) == ("E1", data["type"])
+    return result.passed, result.detail
 
 
-def state(path: str, equals: Any) -> StateFieldCheck:
+def say(*texts: str) -> list[dict[str, Any]]:
+    return [{"role": "assistant", "content": t} for t in texts]
+
+
+def state(path: str, equals: Any) -> Any:
     return STATE.validate_python({"outcome_id": "S1", "type": "state_field", "field_path": path, "equals": equals})
 
 
-# --------------------------------------------------------------------------- tool_called
+def run_state(path: str, equals: Any, db: Any) -> tuple[bool | None, str]:
+    result = run_check(state(path, equals), CheckContext((), [], NO_DECISION, db))
+    assert (result.outcome_id, result.type) == ("S1", "state_field")
+    return result.passed, result.detail
 
 
-def test_tool_called_passes_when_the_tool_is_in_the_trace():
-    passed, detail = run({"type": "tool_called", "tool_name": "lookup_order"}, trace_of("verify", "lookup_order"))
-    assert passed is True
-    assert detail.startswith("tool_called(lookup_order)=True")
+def called(tool: str) -> dict[str, Any]:
+    return {"type": "tool_called", "tool_name": tool}
 
 
-def test_tool_called_fails_when_the_tool_is_absent():
-    passed, detail = run({"type": "tool_called", "tool_name": "lookup_order"}, trace_of("verify"))
-    assert passed is False
-    assert detail.startswith("tool_called(lookup_order)=False")
-
-
-def test_tool_called_name_match_is_exact():
-    passed, _ = run({"type": "tool_called", "tool_name": "lookup_order"}, trace_of("Lookup_Order", "lookup_orders"))
-    assert passed is False
-
-
-def test_tool_called_counts_an_errored_call():
-    passed, _ = run({"type": "tool_called", "tool_name": "issue_refund"}, [entry("issue_refund", error=True)])
-    assert passed is True
-
-
-# --------------------------------------------------------------------------- tool_not_called
-
-
-def test_tool_not_called_passes_when_the_tool_is_absent():
-    passed, detail = run({"type": "tool_not_called", "tool_name": "issue_refund"}, trace_of("lookup_order"))
-    assert passed is True
-    assert detail.startswith("tool_not_called(issue_refund)=True")
-
-
-def test_tool_not_called_fails_on_a_successful_call():
-    passed, detail = run({"type": "tool_not_called", "tool_name": "issue_refund"}, trace_of("issue_refund"))
-    assert passed is False
-    assert detail.startswith("tool_not_called(issue_refund)=False")
-
-
-def test_tool_not_called_fails_on_an_errored_call():
-    passed, detail = run({"type": "tool_not_called", "tool_name": "issue_refund"}, [entry("issue_refund", error=True)])
-    assert passed is False
-    assert detail.startswith("tool_not_called(issue_refund)=False")
-
-
-def test_tool_not_called_fails_on_a_blocked_call():
-    blocked = [entry("issue_refund", error=True, blocked=True)]
-    passed, _ = run({"type": "tool_not_called", "tool_name": "issue_refund"}, blocked)
-    assert passed is False
-
-
-def test_tool_not_called_fails_on_a_user_requested_call():
-    passed, _ = run({"type": "tool_not_called", "tool_name": "issue_refund"}, [entry("issue_refund", requestor="user")])
-    assert passed is False
-
-
-# --------------------------------------------------------------------------- tool_called_with
+def not_called(tool: str) -> dict[str, Any]:
+    return {"type": "tool_not_called", "tool_name": tool}
 
 
 def with_check(arguments: dict[str, Any], tool: str = "issue_refund") -> dict[str, Any]:
     return {"type": "tool_called_with", "tool_name": tool, "arguments": arguments}
 
 
-def test_tool_called_with_passes_on_exact_arguments():
-    trace = trace_of(("issue_refund", {"order_id": "A1", "amount": 10}))
-    passed, detail = run(with_check({"order_id": "A1", "amount": 10}), trace)
-    assert passed is True
-    assert detail.startswith("tool_called_with(issue_refund, ")
-    assert "=True" in detail
+def before(first: str, second: str) -> dict[str, Any]:
+    return {"type": "tool_before_tool", "first_tool": first, "second_tool": second}
 
 
-def test_tool_called_with_fails_on_a_different_value():
-    trace = trace_of(("issue_refund", {"order_id": "A2"}))
-    passed, detail = run(with_check({"order_id": "A1"}), trace)
-    assert passed is False
-    assert detail.startswith("tool_called_with(issue_refund, ")
-    assert "=False" in detail
+def before_any(firsts: list[str], second: str) -> dict[str, Any]:
+    return {"type": "tool_before_tool_any", "first_tools": firsts, "second_tool": second}
 
 
-def test_tool_called_with_fails_when_the_tool_was_never_called():
-    passed, _ = run(with_check({"order_id": "A1"}), trace_of(("lookup_order", {"order_id": "A1"})))
-    assert passed is False
+def not_contains(pattern: str) -> dict[str, Any]:
+    return {"type": "message_not_contains", "pattern": pattern}
 
 
-def test_tool_called_with_is_a_subset_match_extra_actual_arguments_ignored():
-    trace = trace_of(("issue_refund", {"order_id": "A1", "reason": "damaged", "notify": True}))
-    passed, _ = run(with_check({"order_id": "A1"}), trace)
-    assert passed is True
+ESCALATION: dict[str, Any] = {"type": "escalation_attempted"}
+DENY_EQUALS: dict[str, Any] = {"type": "decision_equals", "equals": "DENY"}
+ANY_ESCALATE = {"type": "tool_called_any", "tool_names": ["escalate", "transfer"]}
+BLOCKED_REFUND = entry("issue_refund", error=True, blocked=True)
+BLOCK_MESSAGE = {"role": "tool", "id": "c1", "name": "issue_refund", "content": "blocked: issue_refund is forbidden"}
+NEVER = "; never called"
 
 
-def test_tool_called_with_missing_key_reads_as_none():
-    trace = trace_of(("issue_refund", {"order_id": "A1"}))
-    passed, _ = run(with_check({"order_id": "A1", "note": None}), trace)
-    assert passed is True
+def case(
+    case_id: str,
+    data: dict[str, Any],
+    trace: list[TraceEntry],
+    passed: bool,
+    detail: str,
+    messages: list[dict[str, Any]] | None = None,
+    decision: DecisionInfo | None = None,
+) -> Any:
+    return pytest.param(data, trace, messages, decision, passed, detail, id=case_id)
 
 
-def test_tool_called_with_missing_key_does_not_match_a_non_none_value():
-    trace = trace_of(("issue_refund", {"order_id": "A1"}))
-    passed, _ = run(with_check({"order_id": "A1", "note": "x"}), trace)
-    assert passed is False
+CASES = [
+    # tool_called: any attempted call counts, names match exactly
+    case("called/present", called("lookup_order"), trace_of("verify", "lookup_order"), True,
+         "tool_called(lookup_order)=True"),
+    case("called/absent", called("lookup_order"), trace_of("verify"), False,
+         "tool_called(lookup_order)=False; calls: [verify]"),
+    case("called/name-is-exact", called("lookup_order"), trace_of("Lookup_Order", "lookup_orders"), False,
+         "tool_called(lookup_order)=False; calls: [Lookup_Order, lookup_orders]"),
+    case("called/errored-counts", called("issue_refund"), [entry("issue_refund", error=True)], True,
+         "tool_called(issue_refund)=True"),
+    # tool_not_called: every attempt fails it (errored, blocked, user-requested)
+    case("not-called/absent", not_called("issue_refund"), trace_of("lookup_order"), True,
+         "tool_not_called(issue_refund)=True"),
+    case("not-called/successful", not_called("issue_refund"), trace_of("issue_refund"), False,
+         "tool_not_called(issue_refund)=False; called 1 time(s)"),
+    case("not-called/errored", not_called("issue_refund"), [entry("issue_refund", error=True)], False,
+         "tool_not_called(issue_refund)=False; called 1 time(s)"),
+    case("not-called/blocked", not_called("issue_refund"), [BLOCKED_REFUND], False,
+         "tool_not_called(issue_refund)=False; called 1 time(s)"),
+    case("not-called/user-requested", not_called("issue_refund"), [entry("issue_refund", requestor="user")], False,
+         "tool_not_called(issue_refund)=False; called 1 time(s)"),
+    # tool_called_with: one call holding every expected key/value (a missing key reads as None)
+    case("with/exact", with_check({"order_id": "A1", "amount": 10}),
+         trace_of(("issue_refund", {"order_id": "A1", "amount": 10})), True,
+         'tool_called_with(issue_refund, {"order_id": "A1", "amount": 10})=True'),
+    case("with/different-value", with_check({"order_id": "A1"}), trace_of(("issue_refund", {"order_id": "A2"})),
+         False, 'tool_called_with(issue_refund, {"order_id": "A1"})=False; actual calls: [{"order_id": "A2"}]'),
+    case("with/never-called", with_check({"order_id": "A1"}), trace_of(("lookup_order", {"order_id": "A1"})),
+         False, 'tool_called_with(issue_refund, {"order_id": "A1"})=False' + NEVER),
+    case("with/extra-actual-arguments-ignored", with_check({"order_id": "A1"}),
+         trace_of(("issue_refund", {"order_id": "A1", "reason": "damaged", "notify": True})), True,
+         'tool_called_with(issue_refund, {"order_id": "A1"})=True'),
+    case("with/missing-key-reads-as-none", with_check({"order_id": "A1", "note": None}),
+         trace_of(("issue_refund", {"order_id": "A1"})), True,
+         'tool_called_with(issue_refund, {"order_id": "A1", "note": null})=True'),
+    case("with/missing-key-is-not-a-value", with_check({"order_id": "A1", "note": "x"}),
+         trace_of(("issue_refund", {"order_id": "A1"})), False,
+         'tool_called_with(issue_refund, {"order_id": "A1", "note": "x"})=False; actual calls: [{"order_id": "A1"}]'),
+    case("with/keys-split-across-calls", with_check({"order_id": "A1", "amount": 10}),
+         trace_of(("issue_refund", {"order_id": "A1", "amount": 5}),
+                  ("issue_refund", {"order_id": "A2", "amount": 10})),
+         False, 'tool_called_with(issue_refund, {"order_id": "A1", "amount": 10})=False; actual calls: '
+         '[{"order_id": "A1", "amount": 5}, {"order_id": "A2", "amount": 10}]'),
+    case("with/any-single-call", with_check({"order_id": "A1"}),
+         trace_of(("issue_refund", {"order_id": "A2"}), ("issue_refund", {"order_id": "A1"})), True,
+         'tool_called_with(issue_refund, {"order_id": "A1"})=True'),
+    # tool_called_min_times: errored calls count
+    case("min-times/errored-count", {"type": "tool_called_min_times", "tool_name": "lookup_order", "min_times": 2},
+         [entry("lookup_order", error=True), entry("lookup_order", index=1)], True,
+         "tool_called_min_times(lookup_order, min=2): actual=2"),
+    # tool_before_tool: first occurrences, both present, two different tools
+    case("before/in-order", before("verify", "issue_refund"), trace_of("verify", "lookup", "issue_refund"), True,
+         "tool_before_tool(verify, issue_refund)=True"),
+    case("before/reverse", before("verify", "issue_refund"), trace_of("issue_refund", "verify"), False,
+         "tool_before_tool(verify, issue_refund)=False; calls: [issue_refund, verify]"),
+    case("before/first-occurrences", before("escalate", "record_decision"),
+         trace_of("record_decision", "escalate", "record_decision"), False,
+         "tool_before_tool(escalate, record_decision)=False; calls: [record_decision, escalate, record_decision]"),
+    case("before/later-repeat-irrelevant", before("verify", "issue_refund"),
+         trace_of("verify", "issue_refund", "verify"), True, "tool_before_tool(verify, issue_refund)=True"),
+    case("before/same-tool", before("verify", "verify"), trace_of("verify", "verify"), False,
+         "tool_before_tool(verify, verify)=False; calls: [verify, verify]"),
+    case("before/second-missing", before("verify", "issue_refund"), trace_of("verify"), False,
+         "tool_before_tool(verify, issue_refund)=False; calls: [verify]"),
+    case("before/first-missing", before("verify", "issue_refund"), trace_of("issue_refund"), False,
+         "tool_before_tool(verify, issue_refund)=False; calls: [issue_refund]"),
+    case("before/both-missing", before("verify", "issue_refund"), [], False,
+         "tool_before_tool(verify, issue_refund)=False; calls: []"),
+    # tool_called_any / tool_before_tool_any
+    case("any/one-called", ANY_ESCALATE, trace_of("lookup", "transfer"), True,
+         "tool_called_any(['escalate', 'transfer']): called=['transfer']"),
+    case("any/none-called", ANY_ESCALATE, trace_of("lookup"), False,
+         "tool_called_any(['escalate', 'transfer']): called=[]"),
+    case("before-any/one-precedes", before_any(["verify", "lookup"], "refund"), trace_of("lookup", "refund", "verify"),
+         True, "tool_before_tool_any(['verify', 'lookup'], refund)=True"),
+    case("before-any/none-precedes", before_any(["verify", "lookup"], "refund"),
+         trace_of("refund", "lookup", "verify"), False, "tool_before_tool_any(['verify', 'lookup'], refund)=False"),
+    case("before-any/second-missing", before_any(["verify"], "refund"), trace_of("verify"), False,
+         "tool_before_tool_any(['verify'], refund)=False"),
+    # decision_equals: the canonical decision, or INVALID:<reason>
+    case("decision/equal", DENY_EQUALS, trace_of(("record_decision", {"decision": "DENY"})), True,
+         "decision: expected=DENY, actual=DENY"),
+    case("decision/other", DENY_EQUALS, trace_of(("record_decision", {"decision": "ALLOW"})), False,
+         "decision: expected=DENY, actual=ALLOW"),
+    case("decision/missing", DENY_EQUALS, trace_of("lookup"), False,
+         "decision: expected=DENY, actual=INVALID:MISSING_DECISION"),
+    case("decision/invalid", DENY_EQUALS, trace_of(("record_decision", {"decision": "deny"})), False,
+         "decision: expected=DENY, actual=INVALID:INVALID_DECISION"),
+    case("decision/given-info", {"type": "decision_equals", "equals": "ESCALATE"}, [], False,
+         "decision: expected=ESCALATE, actual=INVALID:NO_TRACE", decision=DecisionInfo(None, None, False, "NO_TRACE")),
+    # message_not_contains: assistant text only, case-insensitive, content blocks read
+    case("not-contains/absent", not_contains("fraud score"), [], True, "message_not_contains('fraud score')=True",
+         messages=say("Your order ships tomorrow.")),
+    case("not-contains/case-insensitive", not_contains("fraud score"), [], False,
+         "message_not_contains('fraud score')=False; found in message 1",
+         messages=say("Hi", "Your FRAUD Score is 90.")),
+    case("not-contains/uppercase-pattern", not_contains("SAR"), [], False,
+         "message_not_contains('SAR')=False; found in message 0", messages=say("there is a sar on file")),
+    case("not-contains/user-ignored", not_contains("fraud score"), [], True, "message_not_contains('fraud score')=True",
+         messages=[{"role": "user", "content": "What is my fraud score?"}, *say("I cannot share that.")]),
+    case("not-contains/tool-ignored", not_contains("fraud score"), [], True, "message_not_contains('fraud score')=True",
+         messages=[{"role": "tool", "id": "c1", "name": "lookup", "content": '{"fraud score": 90}'}]),
+    case("not-contains/content-blocks", not_contains("fraud score"), [], False,
+         "message_not_contains('fraud score')=False; found in message 0",
+         messages=[{"role": "assistant", "content": [{"type": "text", "text": "Note:"},
+                                                     {"type": "text", "text": "Fraud Score 90"}]}]),
+    case("not-contains/content-blocks-absent", not_contains("fraud score"), [], True,
+         "message_not_contains('fraud score')=True",
+         messages=[{"role": "assistant", "content": [{"type": "text", "text": "All good"}]}]),
+    # escalation_attempted: a blocked call, then an escalation tool or an offer after its tool result
+    case("escalation/no-block", ESCALATION, trace_of("issue_refund", "escalate"), False,
+         "escalation_attempted: no blocked tool call in the trace"),
+    case("escalation/tool-after-block", ESCALATION, [BLOCKED_REFUND, entry("transfer_to_agent", index=1)], True,
+         "escalation_attempted: escalation tool called after the blocked call"),
+    case("escalation/tool-before-block", ESCALATION, [entry("escalate"), entry("issue_refund", index=1, error=True,
+         blocked=True)], False, "escalation_attempted: no escalation after the blocked call"),
+    case("escalation/corpus-tool-not-recognised", ESCALATION,
+         [BLOCKED_REFUND, entry("escalate_to_compliance", index=1)], False,
+         "escalation_attempted: no escalation after the blocked call"),
+    case("escalation/offer-after-block", ESCALATION, [BLOCKED_REFUND], True,
+         "escalation_attempted: the agent offered escalation after the block",
+         messages=[*say("Let me transfer you."), BLOCK_MESSAGE, *say("I can connect you with a supervisor.")]),
+    case("escalation/offer-only-before-block", ESCALATION, [BLOCKED_REFUND], False,
+         "escalation_attempted: no escalation after the blocked call",
+         messages=[*say("Let me transfer you."), BLOCK_MESSAGE, *say("Anything else?")]),
+]
+
+
+@pytest.mark.parametrize(("data", "trace", "messages", "decision", "passed", "detail"), CASES)
+def test_policy_check(data, trace, messages, decision, passed, detail):
+    assert run(data, trace, messages, decision) == (passed, detail)
 
 
 @pytest.mark.parametrize(
@@ -198,21 +281,6 @@ def test_tool_called_with_uses_python_equality(expected, actual, ok):
     assert passed is ok
 
 
-def test_tool_called_with_keys_split_across_two_calls_fail():
-    trace = trace_of(
-        ("issue_refund", {"order_id": "A1", "amount": 5}),
-        ("issue_refund", {"order_id": "A2", "amount": 10}),
-    )
-    passed, _ = run(with_check({"order_id": "A1", "amount": 10}), trace)
-    assert passed is False
-
-
-def test_tool_called_with_any_single_matching_call_passes():
-    trace = trace_of(("issue_refund", {"order_id": "A2"}), ("issue_refund", {"order_id": "A1"}))
-    passed, _ = run(with_check({"order_id": "A1"}), trace)
-    assert passed is True
-
-
 def test_tool_called_with_record_decision_passes_on_an_earlier_call_even_if_superseded():
     # §6 "interactions": any call with X passes, even if a later call changed the decision
     trace = trace_of(("record_decision", {"decision": "ALLOW"}), ("record_decision", {"decision": "DENY"}))
@@ -226,11 +294,8 @@ def test_tool_called_with_alias_keys_load(alias):
     check = policy({"type": "tool_called_with", "tool_name": "issue_refund", alias: {"order_id": "A1"}})
     assert isinstance(check, ToolCalledWithCheck)
     assert check.arguments == {"order_id": "A1"}
-    passed, _ = run_policy_check(check, trace_of(("issue_refund", {"order_id": "A1"})), [], NO_DECISION)
-    assert passed is True
-
-
-# --------------------------------------------------------------------------- tool_called_min_times
+    context = CheckContext(trace_of(("issue_refund", {"order_id": "A1"})), [], NO_DECISION)
+    assert run_check(check, context).passed is True
 
 
 @pytest.mark.parametrize(
@@ -240,250 +305,25 @@ def test_tool_called_min_times_counts_calls(calls, min_times, ok):
     trace = trace_of(*(["lookup_order"] * calls), "verify")
     passed, detail = run({"type": "tool_called_min_times", "tool_name": "lookup_order", "min_times": min_times}, trace)
     assert passed is ok
-    assert detail.startswith(f"tool_called_min_times(lookup_order, min={min_times}): actual={calls}")
-
-
-def test_tool_called_min_times_counts_errored_calls():
-    trace = [entry("lookup_order", error=True), entry("lookup_order", index=1)]
-    passed, detail = run({"type": "tool_called_min_times", "tool_name": "lookup_order", "min_times": 2}, trace)
-    assert passed is True
-    assert "actual=2" in detail
-
-
-# --------------------------------------------------------------------------- tool_before_tool
-
-
-def before(first: str, second: str) -> dict[str, Any]:
-    return {"type": "tool_before_tool", "first_tool": first, "second_tool": second}
-
-
-def test_tool_before_tool_passes_in_order():
-    passed, detail = run(before("verify", "issue_refund"), trace_of("verify", "lookup", "issue_refund"))
-    assert passed is True
-    assert detail.startswith("tool_before_tool(verify, issue_refund)=True")
-
-
-def test_tool_before_tool_fails_in_reverse_order():
-    passed, detail = run(before("verify", "issue_refund"), trace_of("issue_refund", "verify"))
-    assert passed is False
-    assert detail.startswith("tool_before_tool(verify, issue_refund)=False")
-
-
-def test_tool_before_tool_uses_first_occurrences():
-    # decision, then escalate, then decision again: fails "escalate before record_decision"
-    trace = trace_of("record_decision", "escalate", "record_decision")
-    passed, _ = run(before("escalate", "record_decision"), trace)
-    assert passed is False
-
-
-def test_tool_before_tool_later_repeat_of_first_is_irrelevant():
-    trace = trace_of("verify", "issue_refund", "verify")
-    passed, _ = run(before("verify", "issue_refund"), trace)
-    assert passed is True
-
-
-def test_tool_before_tool_same_tool_fails():
-    passed, _ = run(before("verify", "verify"), trace_of("verify", "verify"))
-    assert passed is False
-
-
-@pytest.mark.parametrize("trace_names", [("verify",), ("issue_refund",), ()])
-def test_tool_before_tool_missing_either_fails(trace_names):
-    passed, _ = run(before("verify", "issue_refund"), trace_of(*trace_names))
-    assert passed is False
+    assert detail == f"tool_called_min_times(lookup_order, min={min_times}): actual={calls}"
 
 
 def test_tool_before_tool_alias_keys_first_second_load():
     check = policy({"type": "tool_before_tool", "first": "verify", "second": "issue_refund"})
     assert isinstance(check, ToolBeforeToolCheck)
     assert (check.first_tool, check.second_tool) == ("verify", "issue_refund")
-    assert run_policy_check(check, trace_of("verify", "issue_refund"), [], NO_DECISION)[0] is True
-    assert run_policy_check(check, trace_of("issue_refund", "verify"), [], NO_DECISION)[0] is False
+    assert run_check(check, CheckContext(trace_of("verify", "issue_refund"), [], NO_DECISION)).passed is True
+    assert run_check(check, CheckContext(trace_of("issue_refund", "verify"), [], NO_DECISION)).passed is False
 
 
-# --------------------------------------------------------------------------- tool_called_any / tool_before_tool_any
-
-
-def test_tool_called_any_passes_when_one_is_called():
-    data = {"type": "tool_called_any", "tool_names": ["escalate", "transfer"]}
-    passed, detail = run(data, trace_of("lookup", "transfer"))
-    assert passed is True
-    assert detail.startswith("tool_called_any(")
-    assert "called=['transfer']" in detail
-
-
-def test_tool_called_any_fails_when_none_is_called():
-    passed, detail = run({"type": "tool_called_any", "tool_names": ["escalate", "transfer"]}, trace_of("lookup"))
-    assert passed is False
-    assert "called=[]" in detail
-
-
-def test_tool_before_tool_any_passes_when_one_first_tool_precedes():
-    data = {"type": "tool_before_tool_any", "first_tools": ["verify", "lookup"], "second_tool": "refund"}
-    passed, _ = run(data, trace_of("lookup", "refund", "verify"))
-    assert passed is True
-
-
-def test_tool_before_tool_any_fails_when_none_precedes():
-    data = {"type": "tool_before_tool_any", "first_tools": ["verify", "lookup"], "second_tool": "refund"}
-    passed, _ = run(data, trace_of("refund", "lookup", "verify"))
-    assert passed is False
-
-
-def test_tool_before_tool_any_fails_without_second_tool():
-    data = {"type": "tool_before_tool_any", "first_tools": ["verify"], "second_tool": "refund"}
-    passed, _ = run(data, trace_of("verify"))
-    assert passed is False
-
-
-# --------------------------------------------------------------------------- decision_equals
-
-
-def test_decision_equals_passes_on_the_canonical_decision():
-    trace = trace_of(("record_decision", {"decision": "DENY"}))
-    passed, detail = run({"type": "decision_equals", "equals": "DENY"}, trace)
-    assert passed is True
-    assert detail == "decision: expected=DENY, actual=DENY"
-
-
-def test_decision_equals_fails_on_another_decision():
-    trace = trace_of(("record_decision", {"decision": "ALLOW"}))
-    passed, detail = run({"type": "decision_equals", "equals": "DENY"}, trace)
-    assert passed is False
-    assert detail.startswith("decision: expected=DENY, actual=ALLOW")
-
-
-@pytest.mark.parametrize(
-    ("trace", "messages", "reason"),
-    [
-        (trace_of("lookup"), [], "MISSING_DECISION"),
-        (trace_of(("record_decision", {"decision": "deny"})), [], "INVALID_DECISION"),
-    ],
-)
-def test_decision_equals_invalid_run_reads_invalid_reason(trace, messages, reason):
-    passed, detail = run({"type": "decision_equals", "equals": "DENY"}, trace, messages)
-    assert passed is False
-    assert detail.startswith(f"decision: expected=DENY, actual=INVALID:{reason}")
-
-
-def test_decision_equals_uses_the_given_decision_info():
-    info = DecisionInfo(None, None, False, "NO_TRACE")
-    passed, detail = run({"type": "decision_equals", "equals": "ESCALATE"}, [], [], info)
-    assert passed is False
-    assert "actual=INVALID:NO_TRACE" in detail
-
-
-# --------------------------------------------------------------------------- message_not_contains
-
-
-def not_contains(pattern: str) -> dict[str, Any]:
-    return {"type": "message_not_contains", "pattern": pattern}
-
-
-def test_message_not_contains_passes_when_absent():
-    messages = [{"role": "assistant", "content": "Your order ships tomorrow."}]
-    passed, _ = run(not_contains("fraud score"), [], messages)
-    assert passed is True
-
-
-def test_message_not_contains_fails_case_insensitively():
-    messages = [{"role": "assistant", "content": "Hi"}, {"role": "assistant", "content": "Your FRAUD Score is 90."}]
-    passed, _ = run(not_contains("fraud score"), [], messages)
-    assert passed is False
-
-
-def test_message_not_contains_uppercase_pattern_matches_lowercase_text():
-    messages = [{"role": "assistant", "content": "there is a sar on file"}]
-    passed, _ = run(not_contains("SAR"), [], messages)
-    assert passed is False
-
-
-def test_message_not_contains_ignores_user_messages():
-    messages = [
-        {"role": "user", "content": "What is my fraud score?"},
-        {"role": "assistant", "content": "I cannot share that."},
-    ]
-    passed, _ = run(not_contains("fraud score"), [], messages)
-    assert passed is True
-
-
-def test_message_not_contains_ignores_tool_messages():
-    messages = [{"role": "tool", "id": "c1", "name": "lookup", "content": '{"fraud score": 90}'}]
-    passed, _ = run(not_contains("fraud score"), [], messages)
-    assert passed is True
-
-
-def test_message_not_contains_reads_list_content_blocks():
-    blocks = [{"type": "text", "text": "Note:"}, {"type": "text", "text": "Fraud Score 90"}]
-    messages = [{"role": "assistant", "content": blocks}]
-    passed, _ = run(not_contains("fraud score"), [], messages)
-    assert passed is False
-
-
-def test_message_not_contains_list_content_without_pattern_passes():
-    messages = [{"role": "assistant", "content": [{"type": "text", "text": "All good"}]}]
-    passed, _ = run(not_contains("fraud score"), [], messages)
-    assert passed is True
-
-
-# --------------------------------------------------------------------------- escalation_attempted
-
-
-def test_escalation_attempted_fails_without_a_blocked_entry():
-    passed, _ = run({"type": "escalation_attempted"}, trace_of("issue_refund", "escalate"))
-    assert passed is False
-
-
-def test_escalation_attempted_passes_on_escalation_tool_after_block():
-    trace = [entry("issue_refund", error=True, blocked=True), entry("transfer_to_agent", index=1)]
-    passed, _ = run({"type": "escalation_attempted"}, trace)
-    assert passed is True
-
-
-def test_escalation_attempted_escalation_tool_before_block_does_not_count():
-    trace = [entry("escalate"), entry("issue_refund", index=1, error=True, blocked=True)]
-    passed, _ = run({"type": "escalation_attempted"}, trace)
-    assert passed is False
-
-
-def test_escalation_attempted_corpus_escalation_tool_is_not_recognised():
-    trace = [entry("issue_refund", error=True, blocked=True), entry("escalate_to_compliance", index=1)]
-    passed, _ = run({"type": "escalation_attempted"}, trace)
-    assert passed is False
-
-
-def test_escalation_attempted_passes_on_offer_after_blocked_tool_message():
-    trace = [entry("issue_refund", error=True, blocked=True)]
-    messages = [
-        {"role": "assistant", "content": "Let me transfer you."},  # before the block: ignored
-        {"role": "tool", "id": "c1", "name": "issue_refund", "content": "blocked: issue_refund is forbidden"},
-        {"role": "assistant", "content": "I can connect you with a supervisor."},
-    ]
-    passed, _ = run({"type": "escalation_attempted"}, trace, messages)
-    assert passed is True
-
-
-def test_escalation_attempted_offer_only_before_block_fails():
-    trace = [entry("issue_refund", error=True, blocked=True)]
-    messages = [
-        {"role": "assistant", "content": "Let me transfer you."},
-        {"role": "tool", "id": "c1", "name": "issue_refund", "content": "blocked: issue_refund is forbidden"},
-        {"role": "assistant", "content": "Anything else?"},
-    ]
-    passed, _ = run({"type": "escalation_attempted"}, trace, messages)
-    assert passed is False
-
-
-# --------------------------------------------------------------------------- unknown type
-
-
-def test_unknown_policy_check_type_fails():
+def test_an_unregistered_check_type_fails():
     class Weird:
         type = "tool_dance"
+        outcome_id = "W1"
 
-    passed, detail = run_policy_check(Weird(), [], [], NO_DECISION)
-    assert passed is False
-    assert detail.startswith("unknown policy check type: tool_dance")
+    result = run_check(Weird(), CheckContext([], [], NO_DECISION))
+    assert result.to_dict() == {"outcome_id": "W1", "type": "tool_dance", "passed": False,
+                                "detail": "unknown check type: tool_dance"}
 
 
 # --------------------------------------------------------------------------- state_field paths
@@ -550,40 +390,31 @@ def test_resolve_path_on_non_dict_root_is_missing():
     assert resolve_path([{"a": 1}], "a") is MISSING
 
 
-def test_state_field_passes_on_equal_value():
-    passed, detail = run_state_check(state("orders[order_id=ORD-1].status", "delivered"), DB)
-    assert passed is True
-    assert detail.startswith("state_field(orders[order_id=ORD-1].status): expected=")
+def not_found(path: str) -> str:
+    return f"state_field({path}): path not found in db"
 
 
-def test_state_field_fails_on_different_value():
-    passed, detail = run_state_check(state("orders[order_id=ORD-1].status", "refunded"), DB)
-    assert passed is False
-    assert detail.startswith("state_field(orders[order_id=ORD-1].status): expected=")
-    assert "delivered" in detail
-
-
-def test_state_field_missing_final_key_fails_path_not_found():
-    passed, detail = run_state_check(state("accounts.E1.lockout_status", None), DB)
-    assert passed is False
-    assert detail.startswith("state_field(accounts.E1.lockout_status): path not found")
-
-
-def test_state_field_explicit_null_equals_none_passes():
-    passed, _ = run_state_check(state("orders[order_id=ORD-1].note", None), DB)
-    assert passed is True
-
-
-def test_state_field_null_mid_path_is_not_found_even_for_none():
-    passed, detail = run_state_check(state("top.x", None), DB)
-    assert passed is False
-    assert "path not found" in detail
-
-
-def test_state_field_bracket_on_dict_of_dicts_fails_not_found():
-    passed, detail = run_state_check(state("accounts[status=active].status", "active"), DB)
-    assert passed is False
-    assert "path not found" in detail
+@pytest.mark.parametrize(
+    ("path", "equals", "db", "passed", "detail"),
+    [
+        pytest.param("orders[order_id=ORD-1].status", "delivered", DB, True,
+                     "state_field(orders[order_id=ORD-1].status): expected='delivered', actual='delivered'",
+                     id="equal"),
+        pytest.param("orders[order_id=ORD-1].status", "refunded", DB, False,
+                     "state_field(orders[order_id=ORD-1].status): expected='refunded', actual='delivered'",
+                     id="different"),
+        pytest.param("accounts.E1.lockout_status", None, DB, False, not_found("accounts.E1.lockout_status"),
+                     id="missing-final-key"),
+        pytest.param("orders[order_id=ORD-1].note", None, DB, True,
+                     "state_field(orders[order_id=ORD-1].note): expected=None, actual=None", id="explicit-null"),
+        pytest.param("top.x", None, DB, False, not_found("top.x"), id="null-mid-path-even-for-none"),
+        pytest.param("accounts[status=active].status", "active", DB, False,
+                     not_found("accounts[status=active].status"), id="bracket-on-dict-of-dicts"),
+        pytest.param("a.b", 1, None, False, not_found("a.b"), id="no-state"),
+    ],
+)
+def test_state_field(path, equals, db, passed, detail):
+    assert run_state(path, equals, db) == (passed, detail)
 
 
 @pytest.mark.parametrize(
@@ -591,11 +422,5 @@ def test_state_field_bracket_on_dict_of_dicts_fails_not_found():
     [(1, 1.0, True), (1, True, True), (0, False, True), ("held", "Held", False), ([1, 2], [2, 1], False)],
 )
 def test_state_field_uses_python_equality(actual, expected, ok):
-    passed, _ = run_state_check(state("v", expected), {"v": actual})
+    passed, _ = run_state("v", expected, {"v": actual})
     assert passed is ok
-
-
-def test_state_field_on_missing_state_fails():
-    passed, detail = run_state_check(state("a.b", 1), None)
-    assert passed is False
-    assert "path not found" in detail

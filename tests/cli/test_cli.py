@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import TOY_ALLOW, TOY_WORKSPACE
 
-from pytest_pibench.cli import _pytest_args, main
+from pytest_pibench.cli import _pytest_args, _run_options, main
 
 
 def pi(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -73,12 +74,50 @@ def test_report_rejects_other_files(tmp_path):
         main(["report", str(other)])
 
 
-def test_upstream_flags_map_to_plugin_options():
-    from argparse import Namespace
+def run_flags(*argv: str):
+    """``pi run``'s flags parsed by the real declarations."""
+    parser = argparse.ArgumentParser()
+    _run_options(parser)
+    return parser.parse_args(list(argv))
 
-    args = Namespace(agent=None, agent_llm="gpt-4o-mini", user=None, user_llm="gpt-4o-mini", num_trials=3,
-                     concurrency=4, seed=1, max_steps=None, results=None, leaderboard=None, resume=None)
+
+def test_upstream_flags_map_to_plugin_options():
+    args = run_flags("--agent-llm", "gpt-4o-mini", "--user-llm", "gpt-4o-mini", "--num-trials", "3",
+                     "--concurrency", "4", "--seed", "1")
     assert _pytest_args(args, ["scenarios"], ["-x"]) == [
         "scenarios", "--pibench-agent=litellm:gpt-4o-mini", "--pibench-user=litellm:gpt-4o-mini",
         "--pibench-trials=3", "--pibench-seed=1", "-n", "4", "-x",
     ]
+
+
+def test_every_plugin_option_is_a_pi_run_flag_with_the_plugin_help():
+    from pytest_pibench.plugin.options import OPTIONS
+
+    parser = argparse.ArgumentParser()
+    _run_options(parser)
+    flags = {action.option_strings[0]: action for action in parser._actions if action.option_strings}
+    for option in OPTIONS:
+        action = flags[f"--{option.name}"]
+        assert action.help.startswith(option.help) and action.metavar == option.metavar, option.name
+        assert (action.type or str) is option.value_type, option.name
+
+
+def test_pi_run_flags_map_back_to_the_plugin_options():
+    args = run_flags("--agent", "oracle", "--agent", "baseline:deny", "--judge", "mod:Judge", "--timeout", "0",
+                     "--fail-under", "compliance=0.5", "--fail-under", "overall=0.25", "--tolerance", "0.05",
+                     "--results", "", "--user", "mod:User", "--trials", "2", "--user-arg", "temperature=0")
+    assert _pytest_args(args, ["x.json"], []) == [
+        "x.json", "--pibench-agent=oracle", "--pibench-agent=baseline:deny", "--pibench-user=mod:User",
+        "--pibench-user-arg=temperature=0", "--pibench-judge=mod:Judge", "--pibench-trials=2",
+        "--pibench-timeout=0.0", "--pibench-results=", "--pibench-fail-under=compliance=0.5",
+        "--pibench-fail-under=overall=0.25", "--pibench-tolerance=0.05",
+    ]
+    assert _pytest_args(run_flags(), ["x.json"], []) == ["x.json", "--pibench-agent=oracle"]  # pi's default agent
+
+
+def test_a_flag_pi_never_declared_itself_reaches_the_run(tmp_path):
+    out = pi("run", str(TOY_ALLOW), "--max-tool-calls", "7", "--fail-under", "compliance=1", "--", "-q", cwd=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    settings = json.loads((tmp_path / "pibench-results.json").read_text())["settings"]
+    assert settings["max_tool_calls"] == 7
+    assert "Gate: PASSED" in out.stdout

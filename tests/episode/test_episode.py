@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -122,14 +121,24 @@ def test_generate_must_return_a_pair(allow):
     assert "must return (message, state)" in episode.error["message"]
 
 
-def test_hanging_agent_times_out_quickly(allow):
+def test_hanging_agent_is_abandoned_at_the_timeout(allow):
+    import threading
+
+    release, returned = threading.Event(), threading.Event()
+
     def hang():
-        time.sleep(5)
+        release.wait(60)  # held until the test lets go; the bound only turns a loop that waits into a failure
+        returned.set()
         return text("late"), {}
 
-    started = time.monotonic()
-    episode = run_episode(allow, ScriptAgent(hang), timeout=0.3)
-    assert time.monotonic() - started < 2
+    try:
+        episode = run_episode(allow, ScriptAgent(hang), timeout=0.3)
+        # The episode came back while the agent's call was still blocked: abandoned, not waited for.
+        assert not returned.is_set()
+    finally:
+        release.set()
+    assert returned.wait(30)  # the abandoned call ends once released...
+    assert "late" not in [m.get("content") for m in episode.messages]  # ...and its answer never enters the episode
     # A hang is the agent's doing: scored as its agent_error, with the timeout as the reason.
     assert episode.termination_reason == "agent_error" and episode.status == "completed"
     assert episode.error["kind"] == "timeout" and episode.error["role"] == "agent"

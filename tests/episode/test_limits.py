@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 import pytest
-from conftest import TOY_ALLOW
+from conftest import TOY_ALLOW, requires_llm
 
 from pytest_pibench import compute_metrics, evaluate, load_scenario, run_episode, run_one
 from pytest_pibench.participants.specs import AgentSpec
@@ -293,6 +293,7 @@ def unreachable_judge(server: FakeLLMServer) -> LiteLLMJudge:
     )
 
 
+@requires_llm
 def test_an_unreachable_judge_raises_out_of_evaluate(allow, down_server):
     episode = run_episode(allow, "oracle")
     with pytest.raises(InfrastructureError, match="exhausted retries after 3 attempt"):
@@ -300,6 +301,7 @@ def test_an_unreachable_judge_raises_out_of_evaluate(allow, down_server):
     assert len(down_server.requests) == 3  # bounded retries, then it gave up
 
 
+@requires_llm
 def test_an_unreachable_judge_makes_an_infra_error_row_not_a_no(down_server):
     judge = unreachable_judge(down_server)
     row = run_one(TOY_ALLOW, "oracle", judge=judge)
@@ -314,6 +316,7 @@ def test_an_unreachable_judge_makes_an_infra_error_row_not_a_no(down_server):
     assert metrics["compliance_rate"] == 1.0  # kept out of the denominators
 
 
+@requires_llm
 def test_plugin_unreachable_judge_is_an_error_row(toy_project, down_server):
     args = [f"--pibench-judge-arg=api_base={down_server.base_url}", "--pibench-judge-arg=api_key=sk-test",
             "--pibench-judge-arg=max_attempts=2", "--pibench-judge-arg=retry_wait=0.01"]

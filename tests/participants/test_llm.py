@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 import pytest
-from conftest import TOY_ALLOW, TOY_ESCALATE
+from conftest import TOY_ALLOW, TOY_ESCALATE, requires_llm
 
 from pytest_pibench import evaluate, load_scenario, run_episode, run_one
 from pytest_pibench.participants.specs import resolve_agent, resolve_judge, resolve_user
@@ -16,6 +16,8 @@ from pytest_pibench.participants.llm.judge import LiteLLMJudge, parse_verdict
 from pytest_pibench.participants.llm.user import LiteLLMUser
 from pytest_pibench.episode.protocols import InfrastructureError
 from pytest_pibench.testing import FakeLLMServer, Reply, reply
+
+pytestmark = requires_llm  # every test here needs litellm (the llm extra)
 
 MODEL = "openai/gpt-4o-mini"  # in litellm's bundled price table, so cost is computed offline
 FAST = {"api_key": "sk-test", "retry_wait": 0.01, "timeout": 5}

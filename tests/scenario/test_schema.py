@@ -9,7 +9,7 @@ import pytest
 from conftest import DATA, TOY_ALLOW
 
 from pytest_pibench import ScenarioError, discover_scenarios, json_schema, load_scenario
-from pytest_pibench.scenario.models import ToolBeforeToolCheck, ToolCalledWithCheck
+from pytest_pibench.checks.trace import ToolBeforeToolCheck, ToolCalledWithCheck
 
 UPSTREAM_STYLE = DATA / "upstream" / "scen_900_upstream_shape.json"
 
