@@ -198,7 +198,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 def _cmd_validate(args: argparse.Namespace) -> int:
     from pytest_pibench.paths import bundled_scenarios_dir
-    from pytest_pibench.validate import validate
+    from pytest_pibench.validation import validate
 
     failed = False
     for path in [_existing(p) for p in args.paths] or [str(bundled_scenarios_dir())]:

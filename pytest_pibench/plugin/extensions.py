@@ -12,7 +12,7 @@ import contextlib
 import inspect
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -63,9 +63,15 @@ def _hook_origin(scheme: Scheme | Any) -> str:
 
 
 def add_row_fields(item: pytest.Item, row: ResultRow, scenario: Scenario) -> None:
-    """Add the fields ``pytest_pibench_row`` implementations return to ``row`` (through ``item.ihook``)."""
+    """Add the fields ``pytest_pibench_row`` implementations return under ``row["extra"]`` (through ``item.ihook``).
+
+    Namespaced so a hook can never rewrite a result field, and the row keeps its declared shape.
+    """
     results = item.ihook.pytest_pibench_row(row=row, item=item, scenario=scenario)
-    _merge(cast(dict[str, Any], row), results, "pytest_pibench_row", "the row")
+    extra: dict[str, Any] = dict(row.get("extra") or {})
+    _merge(extra, results, "pytest_pibench_row", 'the row\'s "extra"')
+    if extra:
+        row["extra"] = extra
 
 
 def add_extension_metrics(config: pytest.Config, document: ResultsDocument) -> None:

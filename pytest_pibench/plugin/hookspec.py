@@ -40,7 +40,7 @@ __all__ = [
 
 @pytest.hookspec
 def pytest_pibench_row(row: ResultRow, item: pytest.Item, scenario: Scenario) -> dict[str, Any] | None:
-    """Return fields to add to the result row of a scenario item, or None.
+    """Return fields to add to the result row of a scenario item (under ``row["extra"]``), or None.
 
     Called once per scenario item whose episode ran (or errored), after the row
     is complete and before it leaves the process: on the xdist worker that ran

@@ -273,6 +273,8 @@ class ResultRow(ScenarioDetail):
     """The pytest node id of the scenario item."""
     resume: NotRequired[ResumeNote]
     """How ``--pibench-resume`` treated this row (only in a resumed run)."""
+    extra: NotRequired[dict[str, Any]]
+    """Fields added by ``pytest_pibench_row`` hook implementations, by name (JSON values)."""
 
 
 class AgentValidity(TypedDict):

@@ -130,7 +130,7 @@ def test_an_unknown_domain_says_where_it_looked(tmp_path):
 
 
 def test_validate_accepts_a_scenario_of_an_installed_domain(install_distribution, tmp_path):
-    from pytest_pibench.validate import validate
+    from pytest_pibench.validation import validate
 
     install_distribution(
         "toyshop-pack-g",

@@ -48,9 +48,9 @@ def test_row_hook_adds_fields_on_the_workers(toy_project):
     result = toy_project.runpytest_subprocess("scenarios", "--pibench-agent=oracle", "-n", "2")
     result.assert_outcomes(passed=2)
     rows = results(toy_project)["rows"]
-    assert {r["worker"] for r in rows} <= {"gw0", "gw1"}, rows  # ran where the item ran, then crossed to the controller
-    assert [r["ticket"] for r in rows] == ["toyshop/TOY_001_ALLOW", "toyshop/TOY_002_ESCALATE"]
-    assert rows[0]["item_name"] == f"{ALLOW_ID}[oracle-t0]"
+    assert {r["extra"]["worker"] for r in rows} <= {"gw0", "gw1"}, rows  # ran where the item ran, then crossed to the controller
+    assert [r["extra"]["ticket"] for r in rows] == ["toyshop/TOY_001_ALLOW", "toyshop/TOY_002_ESCALATE"]
+    assert rows[0]["extra"]["item_name"] == f"{ALLOW_ID}[oracle-t0]"
     assert rows[0]["all_passed"] is True  # the built-in fields are untouched
 
 
@@ -59,18 +59,17 @@ def test_row_hook_fields_reach_json_report_metadata(toy_project):
     result = toy_project.runpytest("scenarios", "--pibench-agent=oracle", "--json-report", "--json-report-file=r.json")
     result.assert_outcomes(passed=2)
     tests = json.loads((toy_project.path / "r.json").read_text())["tests"]
-    assert [t["metadata"]["pibench"]["worker"] for t in tests] == ["main", "main"]
+    assert [t["metadata"]["pibench"]["extra"]["worker"] for t in tests] == ["main", "main"]
 
 
 @pytest.mark.parametrize(
     ("returned", "message"),
     [
-        ('{"all_passed": False}', "pytest_pibench_row returned 'all_passed', which the row already has"),
         ('{"when": object()}', "pytest_pibench_row returned 'when' = <object object"),
         ('["not", "a", "dict"]', "pytest_pibench_row returned ['not', 'a', 'dict']: expected a dict of new fields"),
     ],
 )
-def test_a_row_hook_never_rewrites_a_result(toy_project, returned, message):
+def test_a_row_hook_must_return_json_fields(toy_project, returned, message):
     conftest(toy_project, f"def pytest_pibench_row(row):\n    return {returned}\n")
     result = toy_project.runpytest("scenarios", "--pibench-agent=oracle", "-k", "ALLOW")
     result.assert_outcomes(failed=1)
@@ -84,7 +83,7 @@ def test_two_implementations_returning_one_field_is_an_error(toy_project):
     (toy_project.path / "scenarios" / "conftest.py").write_text('def pytest_pibench_row():\n    return {"team": "b"}\n')
     result = toy_project.runpytest("scenarios", "--pibench-agent=oracle", "-k", "ALLOW")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*pytest_pibench_row returned 'team', which the row already has*"])
+    result.stdout.fnmatch_lines(["*pytest_pibench_row returned 'team', which the row's ?extra? already has*"])
 
 
 def test_a_conftest_row_hook_applies_beneath_its_folder_only(toy_project):
@@ -97,8 +96,8 @@ def test_a_conftest_row_hook_applies_beneath_its_folder_only(toy_project):
     (other / "conftest.py").write_text('def pytest_pibench_row():\n    return {"folder": "other"}\n')
     toy_project.runpytest("scenarios", "--pibench-agent=oracle").assert_outcomes(passed=2)
     rows = {r["scenario_id"]: r for r in results(toy_project)["rows"]}
-    assert rows["TOY_002_ESCALATE"]["folder"] == "other"
-    assert "folder" not in rows[ALLOW_ID]
+    assert rows["TOY_002_ESCALATE"]["extra"]["folder"] == "other"
+    assert "extra" not in rows[ALLOW_ID]
 
 
 def test_rows_reused_by_resume_keep_the_fields_they_were_written_with(toy_project):
@@ -111,7 +110,7 @@ def test_rows_reused_by_resume_keep_the_fields_they_were_written_with(toy_projec
     result.assert_outcomes(passed=2)
     rows = results(toy_project)["rows"]
     assert [r["resume"]["reused"] for r in rows] == [True, True]
-    assert [r["run"] for r in rows] == ["first", "first"]
+    assert [r["extra"]["run"] for r in rows] == ["first", "first"]
 
 
 METRICS_HOOK = f"""
@@ -258,3 +257,11 @@ def test_a_scheme_named_like_a_builtin_is_a_usage_error_naming_both(toy_project)
             "the pytest_pibench_participant_schemes hook in conftest*"
         ]
     )
+
+
+def test_a_row_hook_cannot_rewrite_a_result_field(toy_project):
+    """Hook fields live under ``row["extra"]``: a hook returning a result key changes nothing of the result."""
+    conftest(toy_project, 'def pytest_pibench_row():\n    return {"all_passed": False}\n')
+    toy_project.runpytest("scenarios", "--pibench-agent=oracle", "-k", "ALLOW").assert_outcomes(passed=1)
+    (row,) = results(toy_project)["rows"]
+    assert row["all_passed"] is True and row["extra"] == {"all_passed": False}

@@ -20,7 +20,7 @@ from pytest_pibench import (
     validate,
 )
 from pytest_pibench.participants.specs import BASELINE_DECISIONS
-from pytest_pibench.validate import validate_scenario
+from pytest_pibench.validation import validate_scenario
 from pytest_pibench.vocab import COLUMNS
 
 FILES = sorted(discover_scenarios(bundled_scenarios_dir()))
