@@ -164,22 +164,31 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("judge-arg", "KEY=VALUE", repeatable=True, help="extra litellm parameter of the judge"),
     OptionSpec("cache", "DIR", help="LLM response cache folder: a rerun with the same inputs makes no calls"),
     OptionSpec("trials", "N", value_type=int, help="episodes per scenario and agent (default 1)"),
-    OptionSpec("seed", "N", value_type=int, help="base seed; per-trial seeds are derived by sha256 (default 42)"),
-    OptionSpec("max-steps", "N", value_type=int, help="step limit per episode (default 40)"),
+    OptionSpec(
+        "seed", "N", value_type=int, help=f"base seed; per-trial seeds are derived by sha256 (default {DEFAULT_SEED})"
+    ),
+    OptionSpec("max-steps", "N", value_type=int, help=f"step limit per episode (default {DEFAULT_MAX_STEPS})"),
     OptionSpec(
         "max-tool-calls-per-message",
         "N",
         value_type=int,
-        help="most tool calls run from one agent message; more end the episode as tool_call_limit (default 32)",
+        help="most tool calls run from one agent message; more end the episode as tool_call_limit "
+        f"(default {DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE})",
     ),
     OptionSpec(
         "max-tool-calls",
         "N",
         value_type=int,
-        help="most tool calls run per episode; more end the episode as tool_call_limit (default 200)",
+        help="most tool calls run per episode; more end the episode as tool_call_limit "
+        f"(default {DEFAULT_MAX_TOOL_CALLS})",
     ),
-    OptionSpec("timeout", "SECONDS", value_type=float, help="wall-clock limit per episode, 0 for none (default 600)"),
-    OptionSpec("results", "PATH", help="results file, '' for none (default pibench-results.json)"),
+    OptionSpec(
+        "timeout",
+        "SECONDS",
+        value_type=float,
+        help=f"wall-clock limit per episode, 0 for none (default {DEFAULT_TIMEOUT:g})",
+    ),
+    OptionSpec("results", "PATH", help=f"results file, '' for none (default {DEFAULT_RESULTS_PATH})"),
     OptionSpec("leaderboard", "PATH", help="write the AgentBeats leaderboard artifact here"),
     OptionSpec(
         "fail-under",
