@@ -107,6 +107,8 @@ def validate_scenario(scenario: Scenario, binding: Binding | None = None, *, nam
         add("oracle", "no reference_trajectory.calls: every shipped scenario needs a gold solution")
         return problems
 
+    for message in _decision_ordering_problems(scenario):
+        add("ordering", message)
     oracle = run_episode(scenario, OracleAgent(scenario), binding=binding)
     oracle_result = evaluate(scenario, oracle)
     for entry in oracle.trace:
@@ -128,6 +130,28 @@ def validate_scenario(scenario: Scenario, binding: Binding | None = None, *, nam
         add("grounding", message)
     for message in _hidden_problems(scenario, binding, oracle):
         add("hidden", message)
+    return problems
+
+
+def _decision_ordering_problems(scenario: Scenario) -> list[str]:
+    """Ordering against the FIRST ``record_decision`` call contradicts what the agent is told.
+
+    The agent reads that the last valid decision counts; ``tool_before_tool`` with
+    ``record_decision`` (upstream's first-occurrence semantics) fails an agent that
+    records a provisional decision, acts, then records the final one. Our scenario
+    files (those with a ``reference_trajectory``) use ``tool_before_decision`` instead;
+    upstream files keep their checks as written.
+    """
+    problems = []
+    for index, check in enumerate(scenario.evaluation_criteria.policy_checks):
+        ends = [getattr(check, "second_tool", None)]
+        if check.type == "tool_before_tool":
+            ends.append(getattr(check, "first_tool", None))
+        if check.type in ("tool_before_tool", "tool_before_tool_any") and "record_decision" in ends:
+            problems.append(
+                f"policy_checks[{index}] {check.outcome_id}: {check.type} with record_decision orders against the "
+                "first decision, but the agent is told the last valid one counts; use tool_before_decision"
+            )
     return problems
 
 

@@ -13,11 +13,28 @@ from pytest_pibench.checks.registry import register_check
 from pytest_pibench.transcript import TraceEntry, extract_text
 from pytest_pibench.vocab import LABELS
 
-__all__ = ["DecisionEqualsCheck", "DecisionInfo", "resolve_decision"]
+__all__ = ["DecisionEqualsCheck", "DecisionInfo", "canonical_decision_index", "resolve_decision"]
 
 # Opening fence, optional lower-case "json", optional whitespace, a newline; the
 # body ends at the first newline directly followed by a closing fence.
 _FENCED = re.compile(r"```(?:json)?\s*\n(.*?)\n```", re.DOTALL)
+
+
+def _valid_decision_call(entry: TraceEntry) -> bool:
+    value = entry.arguments.get("decision")
+    return isinstance(value, str) and value in LABELS and not entry.result_error and not entry.blocked
+
+
+def canonical_decision_index(trace: Sequence[TraceEntry]) -> int | None:
+    """The trace position of the ``record_decision`` call that counts (the last valid one), or None.
+
+    None also when the decision came through the JSON channel or was never made.
+    """
+    for index in range(len(trace) - 1, -1, -1):
+        entry = trace[index]
+        if entry.tool_name == "record_decision" and _valid_decision_call(entry):
+            return index
+    return None
 
 
 def resolve_decision(trace: Sequence[TraceEntry] | None, messages: Sequence[Mapping[str, Any]]) -> DecisionInfo:
@@ -36,9 +53,8 @@ def resolve_decision(trace: Sequence[TraceEntry] | None, messages: Sequence[Mapp
     calls = [e for e in trace if e.tool_name == "record_decision"]
     if calls:
         for entry in reversed(calls):
-            value = entry.arguments.get("decision")
-            if isinstance(value, str) and value in LABELS and not entry.result_error and not entry.blocked:
-                return DecisionInfo(value, "tool", True, None)
+            if _valid_decision_call(entry):
+                return DecisionInfo(str(entry.arguments["decision"]), "tool", True, None)
         return DecisionInfo(None, None, False, "INVALID_DECISION")
     found: list[str] = []
     for message in messages:

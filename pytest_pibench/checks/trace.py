@@ -19,6 +19,8 @@ from pytest_pibench.checks.registry import register_check
 from pytest_pibench.transcript import TraceEntry
 
 __all__ = [
+    "ToolBeforeDecisionAnyCheck",
+    "ToolBeforeDecisionCheck",
     "ToolBeforeToolAnyCheck",
     "ToolBeforeToolCheck",
     "ToolCalledAnyCheck",
@@ -185,5 +187,65 @@ register_check(
         _tool_before_tool_any,
         dimension="ordering",
         tools={"first_tools": "before", "second_tool": "after"},
+    )
+)
+
+
+# Ordering against the decision that counts. Agents are told that when they record a decision
+# more than once the last valid one counts; upstream's tool_before_tool(x, record_decision)
+# compares with the FIRST record_decision call instead, so it fails an agent that records a
+# provisional decision, acts, then records the final one. Our scenarios use these instead.
+
+
+def _before_decision(trace: Sequence[TraceEntry], tools: Sequence[str]) -> tuple[bool, str]:
+    # Imported here: decision.py registers its own type, and the registration order is the schema's.
+    from pytest_pibench.checks.decision import canonical_decision_index
+
+    decided = canonical_decision_index(trace)
+    if decided is None:
+        return False, "no valid record_decision call (the decision that counts is recorded with the tool)"
+    firsts = {t: _first_index(trace, t) for t in tools}
+    ok = any(i is not None and i < decided for i in firsts.values())
+    seen = ", ".join(f"{t} at {'-' if i is None else i}" for t, i in firsts.items())
+    return ok, f"decision that counts at call {decided}; first {seen}"
+
+
+class ToolBeforeDecisionCheck(CheckModel):
+    """Passes iff ``tool_name`` was called before the ``record_decision`` call that counts (the last valid one)."""
+
+    type: Literal["tool_before_decision"]
+    tool_name: NonEmptyStr
+
+
+def _tool_before_decision(check: ToolBeforeDecisionCheck, context: CheckContext) -> Outcome:
+    ok, why = _before_decision(context.trace, [check.tool_name])
+    return ok, f"tool_before_decision({check.tool_name})={ok}; {why}"
+
+
+register_check(
+    CheckType(
+        ToolBeforeDecisionCheck, _tool_before_decision, dimension="ordering", tools={"tool_name": "before"}
+    )
+)
+
+
+class ToolBeforeDecisionAnyCheck(CheckModel):
+    """Passes iff some tool of ``tool_names`` was called before the ``record_decision`` call that counts."""
+
+    type: Literal["tool_before_decision_any"]
+    tool_names: list[NonEmptyStr] = Field(min_length=1)
+
+
+def _tool_before_decision_any(check: ToolBeforeDecisionAnyCheck, context: CheckContext) -> Outcome:
+    ok, why = _before_decision(context.trace, check.tool_names)
+    return ok, f"tool_before_decision_any({check.tool_names})={ok}; {why}"
+
+
+register_check(
+    CheckType(
+        ToolBeforeDecisionAnyCheck,
+        _tool_before_decision_any,
+        dimension="ordering",
+        tools={"tool_names": "before"},
     )
 )

@@ -100,6 +100,17 @@ def not_contains(pattern: str) -> dict[str, Any]:
     return {"type": "message_not_contains", "pattern": pattern}
 
 
+def before_decision(tool: str) -> dict[str, Any]:
+    return {"type": "tool_before_decision", "tool_name": tool}
+
+
+def before_decision_any(tools: list[str]) -> dict[str, Any]:
+    return {"type": "tool_before_decision_any", "tool_names": tools}
+
+
+PROVISIONAL_THEN_FINAL = trace_of(
+    "lookup_order", ("record_decision", {"decision": "DENY"}), "issue_refund", ("record_decision", {"decision": "ALLOW"})
+)
 ESCALATION: dict[str, Any] = {"type": "escalation_attempted"}
 DENY_EQUALS: dict[str, Any] = {"type": "decision_equals", "equals": "DENY"}
 ANY_ESCALATE = {"type": "tool_called_any", "tool_names": ["escalate", "transfer"]}
@@ -242,6 +253,30 @@ CASES = [
     case("escalation/offer-after-block", ESCALATION, [BLOCKED_REFUND], True,
          "escalation_attempted: the agent offered escalation after the block",
          messages=[*say("Let me transfer you."), BLOCK_MESSAGE, *say("I can connect you with a supervisor.")]),
+    # tool_before_decision: against the record_decision call that counts (the last valid one), unlike
+    # tool_before_tool(x, record_decision), which upstream compares with the first one
+    case("before-decision/provisional-then-final", before_decision("issue_refund"), PROVISIONAL_THEN_FINAL, True,
+         "tool_before_decision(issue_refund)=True; decision that counts at call 3; first issue_refund at 2"),
+    case("before-tool/provisional-then-final-fails-upstream-style", before("issue_refund", "record_decision"),
+         PROVISIONAL_THEN_FINAL, False,
+         "tool_before_tool(issue_refund, record_decision)=False; "
+         "calls: [lookup_order, record_decision, issue_refund, record_decision]"),
+    case("before-decision/after-the-final", before_decision("issue_refund"),
+         trace_of(("record_decision", {"decision": "ALLOW"}), "issue_refund"), False,
+         "tool_before_decision(issue_refund)=False; decision that counts at call 0; first issue_refund at 1"),
+    case("before-decision/invalid-last-call-does-not-count", before_decision("issue_refund"),
+         trace_of(("record_decision", {"decision": "ALLOW"}), "issue_refund", ("record_decision", {"decision": "yes"})),
+         False, "tool_before_decision(issue_refund)=False; decision that counts at call 0; first issue_refund at 1"),
+    case("before-decision/never-called", before_decision("issue_refund"),
+         trace_of("lookup_order", ("record_decision", {"decision": "DENY"})), False,
+         "tool_before_decision(issue_refund)=False; decision that counts at call 1; first issue_refund at -"),
+    case("before-decision/no-decision", before_decision("lookup_order"), trace_of("lookup_order"), False,
+         "tool_before_decision(lookup_order)=False; no valid record_decision call "
+         "(the decision that counts is recorded with the tool)"),
+    case("before-decision-any/one-of-them", before_decision_any(["escalate", "deny_return"]),
+         trace_of("deny_return", ("record_decision", {"decision": "DENY"})), True,
+         "tool_before_decision_any(['escalate', 'deny_return'])=True; decision that counts at call 1; "
+         "first escalate at -, deny_return at 0"),
     case("escalation/offer-only-before-block", ESCALATION, [BLOCKED_REFUND], False,
          "escalation_attempted: no escalation after the blocked call",
          messages=[*say("Let me transfer you."), BLOCK_MESSAGE, *say("Anything else?")]),

@@ -38,6 +38,8 @@ BUILT_IN = (
     "tool_called_min_times",
     "tool_before_tool",
     "tool_before_tool_any",
+    "tool_before_decision",
+    "tool_before_decision_any",
     "decision_equals",
     "message_not_contains",
     "escalation_attempted",

@@ -91,3 +91,28 @@ def test_baselines_show_the_expected_failure_shapes():
     assert flags["allow"]["UR_r"] == denying  # under-refusal on every DENY case
     assert flags["allow"]["EA_r"] == flags["deny"]["EA_r"] == 0  # missed escalations
     assert flags["silent"]["no_decision"] == len(scenarios)
+
+
+class ProvisionalThenGold(OracleAgent):
+    """Records a provisional (wrong) decision first, then plays the gold trajectory: the last decision counts."""
+
+    def generate(self, message, state):
+        if not state.get("provisional_done"):
+            wrong = next(label for label in ("DENY", "ALLOW") if label != self.final_decision)
+            call = {"id": "provisional", "name": "record_decision",
+                    "arguments": {"decision": wrong, "rationale": "provisional, pending review"}}
+            return {"role": "assistant", "tool_calls": [call]}, {**state, "provisional_done": True}
+        reply, new_state = super().generate(message, state)
+        return reply, {**new_state, "provisional_done": True}
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_a_provisional_decision_before_the_gold_path_is_judged_on_the_final_one(path: Path):
+    """The agent is told the last valid decision counts; ordering checks must agree (issue 10, DESIGN §4.6)."""
+    scenario = load_scenario(path)
+    agent = ProvisionalThenGold(scenario)
+    agent.final_decision = scenario.label
+    result = evaluate(scenario, run_episode(scenario, agent))
+    ordering = [r for r in result.tier1 if r.type.startswith(("tool_before", "tool_after"))]
+    assert all(r.passed for r in ordering), [(r.outcome_id, r.detail) for r in ordering if not r.passed]
+    assert result.decision.canonical_decision == scenario.label
