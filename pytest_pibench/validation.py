@@ -5,12 +5,17 @@ schema and consistency errors, checks naming unknown or unexposed tools,
 ignored check lists, an oracle that fails a Tier-1 check, a naive baseline
 that passes although its decision differs from the label, demanded values the
 agent could not know, hidden text that reaches the agent, and contradictory
-orderings between scenarios of one domain.
+orderings between scenarios of one domain. Rule 8 (discriminative): the naive
+and the routine baseline of a label (``baseline:escalate``,
+``baseline:routine-escalate``) each fully pass at most a third of a domain's
+scenarios of that label (:func:`baseline_reach`; checked for a label with three
+scenarios or more).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -25,12 +30,15 @@ from pytest_pibench.domain.packs import DomainError
 from pytest_pibench.env.binding import Binding, bind_scenario, unknown_check_tools
 from pytest_pibench.episode.loop import EpisodeResult
 from pytest_pibench.evaluation import evaluate
+from pytest_pibench.participants.builtins import ROUTINE_BASELINE_DECISIONS, RoutineAgent
 from pytest_pibench.participants.specs import BASELINE_DECISIONS, BaselineAgent, OracleAgent
+from pytest_pibench.participants.users import ScriptedUser
 from pytest_pibench.runner import run_episode
 from pytest_pibench.scenario.loading import ScenarioError, discover_scenarios, load_scenario
 from pytest_pibench.scenario.models import Scenario
+from pytest_pibench.scenario.script import shadowing_branch, spoken_lines
 
-__all__ = ["Problem", "ValidationReport", "validate", "validate_scenario"]
+__all__ = ["BaselineReach", "Problem", "ValidationReport", "baseline_reach", "validate", "validate_scenario"]
 
 _MIN_HIDDEN_LEN = 8  # shorter strings (e.g. "E1") collide with ordinary text
 
@@ -81,6 +89,7 @@ def validate(path: str | Path) -> ValidationReport:
         report.problems += validate_scenario(scenario, binding, name=name)
         loaded.append((name, scenario, binding))
     report.problems += _cross_scenario(loaded)
+    report.problems += _discrimination_problems(loaded)
     return report
 
 
@@ -109,8 +118,11 @@ def validate_scenario(scenario: Scenario, binding: Binding | None = None, *, nam
 
     for message in _decision_ordering_problems(scenario):
         add("ordering", message)
-    oracle = run_episode(scenario, OracleAgent(scenario), binding=binding)
+    customer = ScriptedUser()
+    oracle = run_episode(scenario, OracleAgent(scenario), customer, binding=binding)
     oracle_result = evaluate(scenario, oracle)
+    for message in _script_problems(scenario, binding, customer.path):
+        add("script", message)
     for entry in oracle.trace:
         if entry["result_error"]:
             add("oracle", f"reference call {entry['tool_name']} fails: {json.loads(entry['result_content'])}")
@@ -130,6 +142,35 @@ def validate_scenario(scenario: Scenario, binding: Binding | None = None, *, nam
         add("grounding", message)
     for message in _hidden_problems(scenario, binding, oracle):
         add("hidden", message)
+    return problems
+
+
+def _script_problems(scenario: Scenario, binding: Binding, path: list[tuple[int, str]]) -> list[str]:
+    """Reactive turns: every branch reachable, its tools real, and the oracle takes the declared branch.
+
+    ``path`` is what the scripted customer said to the oracle: ``(turn index, branch id)``.
+    """
+    problems = []
+    exposed = {t.name for t in binding.tools}
+    taken = dict(path)
+    for number, turn in enumerate(scenario.user_simulation.scripted_turns, start=1):
+        if isinstance(turn, str):
+            continue
+        where = f"scripted_turns[{number - 1}]"
+        for index, branch in enumerate(turn.branches):
+            shadow = shadowing_branch(turn, index)
+            if shadow is not None:
+                problems.append(f"{where} branch {branch.id!r} is never said: {shadow!r} before it always applies")
+            for key in ("tool_called", "tool_not_called"):
+                tool = getattr(branch.when, key)
+                if tool is not None and tool not in exposed:
+                    problems.append(f"{where} branch {branch.id!r}: {key} {tool!r} is not a tool of this scenario")
+        if turn.oracle is None:
+            problems.append(f"{where}: say which branch the gold trajectory takes ('oracle': a branch id or 'default')")
+        elif number not in taken:
+            problems.append(f"{where}: the gold trajectory's conversation ends before this turn")
+        elif taken[number] != turn.oracle:
+            problems.append(f"{where}: the gold trajectory takes {taken[number]!r}, not the declared {turn.oracle!r}")
     return problems
 
 
@@ -178,7 +219,8 @@ def _visible_text(binding: Binding, oracle: EpisodeResult) -> str:
     user = binding.scenario.user_simulation
     parts = [node["content"] for node in binding.benchmark_context()]
     parts.append(json.dumps(binding.tool_schemas))
-    parts += [user.initial_user_message, *user.scripted_turns]
+    # What the customer actually said to the gold trajectory (a reactive turn says one of its lines).
+    parts += [user.initial_user_message, *(m["content"] for m in oracle.messages if m.get("role") == "user")]
     for entry in oracle.trace:
         # A result that echoes the call's own arguments proves nothing about what the agent could know.
         echoed = {v for v in _values(entry["arguments"]) if isinstance(v, str)}
@@ -246,7 +288,7 @@ def _hidden_problems(scenario: Scenario, binding: Binding, oracle: EpisodeResult
         + [json.dumps(binding.tool_schemas)]
         + [e["result_content"] for e in oracle.trace]
     )
-    spoken = "\n".join([user.initial_user_message, *user.scripted_turns])
+    spoken = "\n".join([user.initial_user_message, *spoken_lines(user.scripted_turns)])
     crit = scenario.evaluation_criteria
     checks: list[Any] = [*crit.policy_checks, *crit.state_field_checks, *crit.nl_judge_checks]
     hidden: list[tuple[str, str, bool]] = [("meta.notes", scenario.meta.notes, True)]
@@ -286,4 +328,79 @@ def _cross_scenario(loaded: list[tuple[str, Scenario, Binding]]) -> list[Problem
             conflicts[name].append(f"requires {first} before {second}, but {other} requires the reverse")
     for name, messages in conflicts.items():
         out += [Problem(name, "consistency", m) for m in messages]
+    return out
+
+
+_MIN_CERTIFIED_GROUP = 3
+"""Rule 8 applies to a label with at least this many scenarios in a domain: below, a third is not one scenario."""
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineReach:
+    """What one baseline of a label fully passes among one domain's scenarios of that label (DESIGN §4 rule 8).
+
+    ``baseline`` is the naive (``baseline:escalate``) or routine
+    (``baseline:routine-escalate``) agent that records ``label``;
+    ``scenarios`` and ``passed`` are scenario ids.
+    """
+
+    domain: str
+    label: str
+    baseline: str
+    scenarios: tuple[str, ...]
+    passed: tuple[str, ...]
+
+    @property
+    def allowed(self) -> int:
+        """The most scenarios the baseline may pass: a third of the label's."""
+        return len(self.scenarios) // 3
+
+    @property
+    def over(self) -> bool:
+        """True when it passes more than a third (checked from :data:`_MIN_CERTIFIED_GROUP` scenarios on)."""
+        return len(self.scenarios) >= _MIN_CERTIFIED_GROUP and len(self.passed) > self.allowed
+
+
+def baseline_reach(scenarios: Iterable[Scenario]) -> list[BaselineReach]:
+    """For each domain and label, how many of its scenarios the naive and the routine baseline of that label pass.
+
+    "Pass" is every Tier-1 check passed. A label without a naive baseline
+    (ALLOW-CONDITIONAL) or a domain without a ``ROUTINE`` has no such row.
+
+    Raises:
+        ScenarioError, DomainError: for a scenario that cannot be bound to its domain.
+    """
+    groups: dict[tuple[str, str], list[tuple[Scenario, Binding]]] = defaultdict(list)
+    for scenario in scenarios:
+        binding = bind_scenario(scenario, check_tools=False)
+        groups[(binding.domain.name, scenario.label)].append((scenario, binding))
+    naive = {decision: f"baseline:{kind}" for kind, decision in BASELINE_DECISIONS.items() if decision}
+    routine = {decision: f"baseline:{kind}" for kind, decision in ROUTINE_BASELINE_DECISIONS.items()}
+    reach: list[BaselineReach] = []
+    for (domain, label), members in sorted(groups.items()):
+        ids = tuple(s.scenario_id for s, _ in members)
+        baselines = [naive[label]] if label in naive else []
+        if label in routine and members[0][1].domain.routine is not None:
+            baselines.append(routine[label])
+        for name in baselines:
+            passed = []
+            for scenario, binding in members:
+                agent = RoutineAgent(scenario, label) if name == routine.get(label) else BaselineAgent(label)
+                if evaluate(scenario, run_episode(scenario, agent, binding=binding)).all_passed:
+                    passed.append(scenario.scenario_id)
+            reach.append(BaselineReach(domain, label, name, ids, tuple(passed)))
+    return reach
+
+
+def _discrimination_problems(loaded: list[tuple[str, Scenario, Binding]]) -> list[Problem]:
+    """Rule 8: no naive or routine baseline passes more than a third of its domain's scenarios of its label."""
+    files: dict[str, str] = {scenario.scenario_id: name for name, scenario, _ in loaded}
+    out: list[Problem] = []
+    for row in baseline_reach(scenario for _, scenario, _ in loaded):
+        if row.over:
+            message = (
+                f"{row.baseline} fully passes {len(row.passed)} of the {len(row.scenarios)} {row.label} scenarios "
+                f"of domain {row.domain!r} (at most {row.allowed}, a third): {', '.join(row.passed)}"
+            )
+            out.append(Problem(os.path.commonpath([files[i] for i in row.scenarios]), "discriminative", message))
     return out

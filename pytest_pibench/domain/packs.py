@@ -14,6 +14,12 @@ Search order for a scenario's ``meta.domain`` (or an upstream alias of it):
 
 A name found in two installed sources (two distributions, or a distribution and
 the bundled packs) is a :class:`DomainError` naming both, never a silent pick.
+
+A pack's ``tools.py`` defines ``TOOLS`` (the tool functions) and may define
+``ROUTINE``, a :class:`~pytest_pibench.toolkit.routine.Routine`: the standard
+look-ups and the generic action of each decision, which the
+``baseline:routine-<decision>`` agents play (DESIGN §4 rule 8). A pack without
+one has no routine baselines.
 """
 
 from __future__ import annotations
@@ -28,10 +34,12 @@ from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from threading import Lock
+from types import ModuleType
 from typing import Any
 
 from pytest_pibench.domain.tools import Tool, tool_from_function
 from pytest_pibench.paths import bundled_root
+from pytest_pibench.toolkit.routine import Routine
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -71,6 +79,8 @@ class Domain:
     policy_text: str
     base_db: dict[str, Any]
     tools: tuple[Tool, ...]
+    routine: Routine | None = field(default=None, compare=False)
+    """The pack's ``ROUTINE`` (standard look-ups and generic actions), or None when it declares none."""
     _by_name: dict[str, Tool] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -189,10 +199,12 @@ def _load(directory: Path, name: str) -> Domain:
         if not isinstance(loaded, dict):
             raise DomainError(f"{db_file}: the base database must be a JSON object")
         base_db = loaded
-    return Domain(name, directory, policy, base_db, _load_tools(directory / "tools.py"))
+    module = _load_module(directory / "tools.py")
+    return Domain(name, directory, policy, base_db, _load_tools(module), _load_routine(module))
 
 
-def _load_tools(path: Path) -> tuple[Tool, ...]:
+def _load_module(path: Path) -> ModuleType:
+    """Execute a pack's ``tools.py`` as a module of its own (registered under a name unique to its path)."""
     digest = hashlib.sha256(str(path).encode()).hexdigest()[:10]
     module_name = f"pytest_pibench_domain_{path.parent.name}_{digest}"
     spec = importlib.util.spec_from_file_location(module_name, path)
@@ -205,6 +217,21 @@ def _load_tools(path: Path) -> tuple[Tool, ...]:
     except Exception as exc:
         sys.modules.pop(module_name, None)
         raise DomainError(f"{path}: import failed: {type(exc).__name__}: {exc}") from exc
+    return module
+
+
+def _load_routine(module: ModuleType) -> Routine | None:
+    """The module's ``ROUTINE``, if it defines one."""
+    routine = getattr(module, "ROUTINE", None)
+    if routine is not None and not isinstance(routine, Routine):
+        raise DomainError(
+            f"{module.__file__}: ROUTINE must be a pytest_pibench.toolkit.routine.Routine, got {type(routine).__name__}"
+        )
+    return routine
+
+
+def _load_tools(module: ModuleType) -> tuple[Tool, ...]:
+    path = module.__file__
     functions = getattr(module, "TOOLS", None)
     if not isinstance(functions, list | tuple) or not functions:
         raise DomainError(f"{path}: must define TOOLS, a non-empty list of tool functions")

@@ -286,8 +286,17 @@ class _Episode:
         wire_role = "assistant" if role == "agent" else "user"
         self.steps += 1
         self.last_role = role
+        generate = participant.generate
+        observe = getattr(participant, "observe", None) if role == "user" else None
+        if callable(observe):  # a user that reacts to what the agent did (ObservingUser): show it the episode
+            trace, seen = list(self.env.trace), [dict(m) for m in self.messages]
+
+            def generate(message: dict[str, Any], state: Any) -> Any:
+                observe(trace, seen)
+                return participant.generate(message, state)
+
         try:
-            returned = self.call(participant.generate, _jsonable(incoming), states[role])
+            returned = self.call(generate, _jsonable(incoming), states[role])
         except CallTimeout:
             raise _Failure(
                 self._fail(role, "timeout", f"{role}.generate did not return before the episode timeout")

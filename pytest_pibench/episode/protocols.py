@@ -82,6 +82,13 @@ class UserProtocol(Protocol):
     ``generate`` receives the agent's latest text message (the greeting first)
     and returns a ``{"role": "user", "content": ...}`` message; content that is
     exactly ``###STOP###`` ends the episode.
+
+    A user may also define ``observe(trace, messages)``: the loop then calls it
+    before each of the user's turns with the tool trace (``TraceEntry``
+    records) and the messages so far, so a simulated customer can react to what
+    the agent did (the scripted user's reactive turns do). A real customer does
+    not see tool calls; use it for reactions a customer would notice (a refund
+    issued, a decision announced), never to leak hidden state.
     """
 
     def set_seed(self, seed: int) -> None: ...

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from pytest_pibench.checks.base import FAMILY_LISTS, CheckModel, NonEmptyStr
 from pytest_pibench.checks.schema import JudgeCheck, PolicyCheck, StateCheck
 from pytest_pibench.checks.tools import tools_with_role
+from pytest_pibench.scenario.script import ScriptedTurn
 from pytest_pibench.vocab import LABELS
 
 __all__ = [
@@ -113,19 +114,30 @@ class UserSimulation(_Model):
         default_factory=list, description="Stage directions for an LLM user (never spoken)."
     )
     max_turns: int | None = None
-    scripted_turns: list[str] = Field(
+    scripted_turns: list[str | ScriptedTurn] = Field(
         default_factory=list,
-        description="What the scripted user says after the initial message, in order.",
+        description="What the scripted user says after the initial message, in order: a line, or a turn "
+        "that reacts to what the agent did (see pytest_pibench.scenario.script).",
     )
 
 
 class ReferenceCall(_Model):
     name: NonEmptyStr
     arguments: dict[str, Any] = Field(default_factory=dict)
+    after_turn: int = Field(
+        0,
+        ge=0,
+        description="The oracle makes this call only after the customer's N-th scripted turn (0: at once), "
+        "so a gold trajectory acts after the customer agrees when the policy says 'offer'.",
+    )
 
 
 class ReferenceTrajectory(_Model):
     calls: list[ReferenceCall] = Field(default_factory=list, description="The gold tool calls, in order.")
+    replies: list[str] = Field(
+        default_factory=list,
+        description="What the oracle says to the customer, one per text turn, in order (then a closing line).",
+    )
     decision: Label | None = None
     # Upstream's shape (validated, never replayed with arguments).
     tool_sequence: list[NonEmptyStr] | None = Field(None, min_length=1)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any, Literal
 
 from pytest_pibench.toolkit import DB, Decision, ToolError, append_decision, find_record, next_id
+from pytest_pibench.toolkit.routine import Routine, RoutineCall, RoutineRequest, RoutineResult
 
 
 def lookup_item(db: DB, item_id: str) -> dict[str, Any]:
@@ -62,3 +64,25 @@ def crash(db: DB) -> dict[str, Any]:
 
 
 TOOLS = [lookup_item, refund_item, escalate, record_decision, crash]
+
+
+ITEM_ID = re.compile(r"\bIT-\d+\b")
+
+
+def routine_lookups(request: RoutineRequest) -> list[RoutineCall]:
+    """Look up every item the customer names."""
+    return [RoutineCall("lookup_item", {"item_id": i}) for i in dict.fromkeys(ITEM_ID.findall(request.message))]
+
+
+def routine_action(decision: str, request: RoutineRequest, results: list[RoutineResult]) -> list[RoutineCall]:
+    """ALLOW refunds the first item found (changed_mind); ESCALATE hands it to a supervisor; others do nothing."""
+    found = [r.value["item_id"] for r in results if r.call.name == "lookup_item" and not r.error]
+    item = found[0] if found else None
+    if decision in ("ALLOW", "ALLOW-CONDITIONAL") and item is not None:
+        return [RoutineCall("refund_item", {"item_id": item, "reason": "changed_mind"})]
+    if decision == "ESCALATE":
+        return [RoutineCall("escalate", {"reason": "Needs a supervisor's review.", "item_id": item})]
+    return []
+
+
+ROUTINE = Routine(lookups=routine_lookups, action=routine_action)
