@@ -824,9 +824,13 @@ EMAIL_PATTERN = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 """An email address in the customer's message."""
 
 
-def routine_lookups(request: RoutineRequest) -> list[RoutineCall]:
-    """Verify the customer with the email they gave, read the profile and return history, look up every
-    order and sku the message names, and check each order's return window."""
+def _routine_lookups(request: RoutineRequest) -> list[RoutineCall]:
+    """The standard look-ups of a retail request, from the customer block and the first message.
+
+    Verify the customer with the email they gave, read the profile and the
+    return history, look up every order and sku the message names, and check
+    each order's return window.
+    """
     customer_id = request.customer.get("customer_id")
     orders = list(dict.fromkeys(ORDER_ID_PATTERN.findall(request.message)))
     skus = list(dict.fromkeys(SKU_PATTERN.findall(request.message)))
@@ -843,7 +847,7 @@ def routine_lookups(request: RoutineRequest) -> list[RoutineCall]:
     return calls
 
 
-def routine_action(decision: str, request: RoutineRequest, results: list[RoutineResult]) -> list[RoutineCall]:
+def _routine_action(decision: str, request: RoutineRequest, results: list[RoutineResult]) -> list[RoutineCall]:
     """The generic action of ``decision`` on the first order found: escalate it, deny it, or refund its items."""
     orders = [r.value for r in results if r.call.name == "lookup_order" and not r.error and isinstance(r.value, dict)]
     order: dict[str, Any] | None = orders[0] if orders else None
@@ -876,4 +880,4 @@ def routine_action(decision: str, request: RoutineRequest, results: list[Routine
     return []
 
 
-ROUTINE = Routine(lookups=routine_lookups, action=routine_action)
+ROUTINE = Routine(lookups=_routine_lookups, action=_routine_action)

@@ -4,7 +4,7 @@ A spec is resolved the same way for every role:
 
 1. ``NAME`` or ``NAME:ARGUMENT`` whose ``NAME`` is a registered scheme
    (:mod:`pytest_pibench.participants.schemes`): built in (``oracle``,
-   ``baseline:allow|deny|escalate|silent``, ``scripted``, ``litellm:<model>``),
+   ``baseline:allow|deny|escalate|silent``, ``baseline:routine-<decision>``, ``scripted``, ``litellm:<model>``),
    from an installed distribution's entry point, or from a pytest plugin's
    ``pytest_pibench_participant_schemes`` hook;
 2. otherwise an import spec: ``module:Class``, ``module:factory``,

@@ -149,7 +149,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "agent",
         "SPEC",
         repeatable=True,
-        help="agent to benchmark (repeatable): oracle, baseline:allow|deny|escalate|silent, module:Class, "
+        help="agent to benchmark (repeatable): oracle, baseline:allow|deny|escalate|silent, "
+        "baseline:routine-<decision>, module:Class, "
         "module:factory, path.py:Class",
     ),
     OptionSpec(

@@ -41,7 +41,7 @@ TOY_SCENARIOS = Path(__file__).resolve().parents[1] / "data" / "workspace"
 _FENCE = re.compile(r"^```(?P<lang>[\w+-]*)[^\n]*\n(?P<body>.*?)^```", re.S | re.M)
 _SHELL = {"bash", "sh", "shell", "console"}
 _PYTHON = {"python", "py"}
-_RUNNABLE_AGENTS = re.compile(r"^(oracle|baseline:\w+|mymod:\w+)$")
+_RUNNABLE_AGENTS = re.compile(r"^(oracle|baseline:[\w-]+|mymod:\w+)$")
 _PI_RUNNABLE = {"list", "run", "run-domain", "validate", "report", "schema"}
 _LLM_MARKERS = ("litellm:", "a2a:", "--agent-llm", "--user-llm", "OPENAI", "ANTHROPIC", "API_KEY")
 
