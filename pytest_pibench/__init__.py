@@ -63,7 +63,7 @@ _EXPORTS: dict[str, str] = {
     "to_leaderboard": "results.leaderboard",
     "derive_seed": "episode.seeds",
     # validation and suites
-    "ValidationReport": "validation",
+    "ValidationReport": "validation.problems",
     "validate": "validation",
     "run_suite": "runner",
     "run_one": "runner",
@@ -116,8 +116,8 @@ if TYPE_CHECKING:
     from pytest_pibench.scenario.loading import load_scenario as load_scenario
     from pytest_pibench.scenario.models import Scenario as Scenario
     from pytest_pibench.transcript import TraceEntry as TraceEntry
-    from pytest_pibench.validation import ValidationReport as ValidationReport
     from pytest_pibench.validation import validate as validate
+    from pytest_pibench.validation.problems import ValidationReport as ValidationReport
     from pytest_pibench.vocab import LABELS as LABELS
 
 

@@ -1,96 +1,29 @@
-"""The scenario validator: the quality bar of DESIGN §4, rule by rule.
-
-``validate(path)`` loads every scenario under ``path`` and reports problems:
-schema and consistency errors, checks naming unknown or unexposed tools,
-ignored check lists, an oracle that fails a Tier-1 check, a naive baseline
-that passes although its decision differs from the label, demanded values the
-agent could not know, hidden text that reaches the agent, and contradictory
-orderings between scenarios of one domain. Rule 8 (discriminative): the naive
-and the routine baseline of a label (``baseline:escalate``,
-``baseline:routine-escalate``) each fully pass at most a third of a domain's
-scenarios of that label (:func:`baseline_reach`; checked for a label with three
-scenarios or more).
-"""
+"""The per-scenario rules of DESIGN §4: tools, ignored checks, the oracle, naive baselines,
+decision ordering, reactive turns, grounding, hidden text."""
 
 from __future__ import annotations
 
 import json
-import os
-from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from pytest_pibench.checks.state import StateFieldCheck
 from pytest_pibench.checks.text import MessageNotContainsCheck
-from pytest_pibench.checks.tools import ordered_pairs, tools_named_by
+from pytest_pibench.checks.tools import tools_named_by
 from pytest_pibench.checks.trace import ToolCalledWithCheck
-from pytest_pibench.domain.packs import DomainError
 from pytest_pibench.env.binding import Binding, bind_scenario, unknown_check_tools
 from pytest_pibench.episode.loop import EpisodeResult
 from pytest_pibench.evaluation import evaluate
-from pytest_pibench.participants.builtins import ROUTINE_BASELINE_DECISIONS, RoutineAgent
 from pytest_pibench.participants.specs import BASELINE_DECISIONS, BaselineAgent, OracleAgent
 from pytest_pibench.participants.users import ScriptedUser
 from pytest_pibench.runner import run_episode
-from pytest_pibench.scenario.loading import ScenarioError, discover_scenarios, load_scenario
 from pytest_pibench.scenario.models import Scenario
 from pytest_pibench.scenario.script import shadowing_branch, spoken_lines
+from pytest_pibench.validation.problems import Problem
 
-__all__ = ["BaselineReach", "Problem", "ValidationReport", "baseline_reach", "validate", "validate_scenario"]
+__all__ = ["validate_scenario"]
 
 _MIN_HIDDEN_LEN = 8  # shorter strings (e.g. "E1") collide with ordinary text
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    file: str
-    rule: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.file}: [{self.rule}] {self.message}"
-
-
-@dataclass
-class ValidationReport:
-    files: list[str] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return bool(self.files) and not self.problems
-
-    def format(self) -> str:
-        if not self.files:
-            return "no scenario files found"
-        lines = [str(p) for p in self.problems]
-        lines.append(f"{len(self.files)} scenario file(s), {len(self.problems)} problem(s)")
-        return "\n".join(lines)
-
-
-def validate(path: str | Path) -> ValidationReport:
-    """Validate every scenario file under ``path`` (a file or a directory)."""
-    report = ValidationReport()
-    loaded: list[tuple[str, Scenario, Binding]] = []
-    for file in discover_scenarios(path):
-        name = str(file)
-        report.files.append(name)
-        try:
-            scenario = load_scenario(file)
-            binding = bind_scenario(scenario, check_tools=False)  # unknown check tools: rule 'tools'
-        except ScenarioError as exc:
-            report.problems += [Problem(name, "schema", f"{p}: {m}" if p else m) for p, m in exc.problems]
-            continue
-        except DomainError as exc:
-            report.problems.append(Problem(name, "domain", str(exc)))
-            continue
-        report.problems += validate_scenario(scenario, binding, name=name)
-        loaded.append((name, scenario, binding))
-    report.problems += _cross_scenario(loaded)
-    report.problems += _discrimination_problems(loaded)
-    return report
 
 
 def validate_scenario(scenario: Scenario, binding: Binding | None = None, *, name: str = "") -> list[Problem]:
@@ -306,101 +239,4 @@ def _hidden_problems(scenario: Scenario, binding: Binding, oracle: EpisodeResult
             continue
         if text in agent_side or (include_spoken and text in spoken):
             out.append(f"hidden text {where} reaches the agent: {text[:60]!r}")
-    return out
-
-
-def _cross_scenario(loaded: list[tuple[str, Scenario, Binding]]) -> list[Problem]:
-    out: list[Problem] = []
-    ids: dict[str, str] = {}
-    orders: dict[tuple[str, str, str], str] = {}
-    for name, scenario, binding in loaded:
-        sid = scenario.scenario_id
-        if sid in ids:
-            out.append(Problem(name, "ids", f"scenario_id {sid} is also used by {ids[sid]}"))
-        ids.setdefault(sid, name)
-        for check in scenario.evaluation_criteria.policy_checks:
-            for first, then in ordered_pairs(check):
-                orders.setdefault((binding.domain.name, first, then), name)
-    conflicts: dict[str, list[str]] = defaultdict(list)
-    for (domain, first, second), name in orders.items():
-        other = orders.get((domain, second, first))
-        if other is not None and first < second:
-            conflicts[name].append(f"requires {first} before {second}, but {other} requires the reverse")
-    for name, messages in conflicts.items():
-        out += [Problem(name, "consistency", m) for m in messages]
-    return out
-
-
-_MIN_CERTIFIED_GROUP = 3
-"""Rule 8 applies to a label with at least this many scenarios in a domain: below, a third is not one scenario."""
-
-
-@dataclass(frozen=True, slots=True)
-class BaselineReach:
-    """What one baseline of a label fully passes among one domain's scenarios of that label (DESIGN §4 rule 8).
-
-    ``baseline`` is the naive (``baseline:escalate``) or routine
-    (``baseline:routine-escalate``) agent that records ``label``;
-    ``scenarios`` and ``passed`` are scenario ids.
-    """
-
-    domain: str
-    label: str
-    baseline: str
-    scenarios: tuple[str, ...]
-    passed: tuple[str, ...]
-
-    @property
-    def allowed(self) -> int:
-        """The most scenarios the baseline may pass: a third of the label's."""
-        return len(self.scenarios) // 3
-
-    @property
-    def over(self) -> bool:
-        """True when it passes more than a third (checked from :data:`_MIN_CERTIFIED_GROUP` scenarios on)."""
-        return len(self.scenarios) >= _MIN_CERTIFIED_GROUP and len(self.passed) > self.allowed
-
-
-def baseline_reach(scenarios: Iterable[Scenario]) -> list[BaselineReach]:
-    """For each domain and label, how many of its scenarios the naive and the routine baseline of that label pass.
-
-    "Pass" is every Tier-1 check passed. A label without a naive baseline
-    (ALLOW-CONDITIONAL) or a domain without a ``ROUTINE`` has no such row.
-
-    Raises:
-        ScenarioError, DomainError: for a scenario that cannot be bound to its domain.
-    """
-    groups: dict[tuple[str, str], list[tuple[Scenario, Binding]]] = defaultdict(list)
-    for scenario in scenarios:
-        binding = bind_scenario(scenario, check_tools=False)
-        groups[(binding.domain.name, scenario.label)].append((scenario, binding))
-    naive = {decision: f"baseline:{kind}" for kind, decision in BASELINE_DECISIONS.items() if decision}
-    routine = {decision: f"baseline:{kind}" for kind, decision in ROUTINE_BASELINE_DECISIONS.items()}
-    reach: list[BaselineReach] = []
-    for (domain, label), members in sorted(groups.items()):
-        ids = tuple(s.scenario_id for s, _ in members)
-        baselines = [naive[label]] if label in naive else []
-        if label in routine and members[0][1].domain.routine is not None:
-            baselines.append(routine[label])
-        for name in baselines:
-            passed = []
-            for scenario, binding in members:
-                agent = RoutineAgent(scenario, label) if name == routine.get(label) else BaselineAgent(label)
-                if evaluate(scenario, run_episode(scenario, agent, binding=binding)).all_passed:
-                    passed.append(scenario.scenario_id)
-            reach.append(BaselineReach(domain, label, name, ids, tuple(passed)))
-    return reach
-
-
-def _discrimination_problems(loaded: list[tuple[str, Scenario, Binding]]) -> list[Problem]:
-    """Rule 8: no naive or routine baseline passes more than a third of its domain's scenarios of its label."""
-    files: dict[str, str] = {scenario.scenario_id: name for name, scenario, _ in loaded}
-    out: list[Problem] = []
-    for row in baseline_reach(scenario for _, scenario, _ in loaded):
-        if row.over:
-            message = (
-                f"{row.baseline} fully passes {len(row.passed)} of the {len(row.scenarios)} {row.label} scenarios "
-                f"of domain {row.domain!r} (at most {row.allowed}, a third): {', '.join(row.passed)}"
-            )
-            out.append(Problem(os.path.commonpath([files[i] for i in row.scenarios]), "discriminative", message))
     return out
