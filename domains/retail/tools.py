@@ -813,8 +813,8 @@ ROUTINE_DENIAL_REASON: DenialReason = "outside_window"
 """The most common denial reason of the DENY gold trajectories."""
 ROUTINE_REFUND_REASON: RefundReason = "within_window"
 """The most common refund reason of the ALLOW and ALLOW-CONDITIONAL gold refunds."""
-ROUTINE_CONDITIONAL_FEE_PERCENT: RestockingFeePercent = 15
-"""The restocking fee of the routine ALLOW-CONDITIONAL refund (the member fee for opened electronics, RET-7.3)."""
+ROUTINE_CONDITIONAL_FEE_PERCENT: RestockingFeePercent = 10
+"""The restocking fee of the routine ALLOW-CONDITIONAL refund: the most common fee of those gold refunds (RET-7.3)."""
 
 ORDER_ID_PATTERN = re.compile(r"\bORD-\d+\b")
 """An order id as customers write it, e.g. ORD-30417."""

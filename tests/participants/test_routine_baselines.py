@@ -18,7 +18,7 @@ from pytest_pibench.toolkit.routine import RoutineCall, RoutineRequest, RoutineR
 
 RETAIL = bundled_scenarios_dir() / "retail"
 LAMP = RETAIL / "ret_001_unopened_lamp_return.json"
-SWEATER = RETAIL / "ret_005_lp_review_silent_escalation.json"
+SPEAKER = RETAIL / "ret_009_return_count_speaker_review.json"
 NO_RECEIPT = RETAIL / "ret_024_no_receipt_cash_store_credit.json"
 
 
@@ -37,12 +37,12 @@ def calls_of(episode) -> list[tuple[str, dict]]:
 def test_retail_lookups_use_the_ids_of_the_first_message_and_the_customer_block():
     routine = load_domain("retail").routine
     assert routine is not None
-    assert routine.lookups(request_of(SWEATER)) == [
-        RoutineCall("verify_customer", {"customer_id": "CUS-7254", "email": "shauna.pettigrew@example.com"}),
-        RoutineCall("lookup_customer", {"customer_id": "CUS-7254"}),
-        RoutineCall("get_return_history", {"customer_id": "CUS-7254"}),
-        RoutineCall("lookup_order", {"order_id": "ORD-71530"}),
-        RoutineCall("check_return_window", {"order_id": "ORD-71530"}),
+    assert routine.lookups(request_of(SPEAKER)) == [
+        RoutineCall("verify_customer", {"customer_id": "CUS-3862", "email": "rosalind.baptiste@example.com"}),
+        RoutineCall("lookup_customer", {"customer_id": "CUS-3862"}),
+        RoutineCall("get_return_history", {"customer_id": "CUS-3862"}),
+        RoutineCall("lookup_order", {"order_id": "ORD-74208"}),
+        RoutineCall("check_return_window", {"order_id": "ORD-74208"}),
     ]
 
 
@@ -88,7 +88,7 @@ def test_retail_actions_act_on_the_first_order_found():
     ]
     (refund,) = routine.action("ALLOW-CONDITIONAL", request, results)
     assert refund.arguments == {"order_id": "ORD-9", "item_ids": ["ORD-9-1"], "reason_code": "within_window",
-                                "refund_method": "original_payment", "restocking_fee_percent": 15}
+                                "refund_method": "original_payment", "restocking_fee_percent": 10}
     assert routine.action("ALLOW", request, results)[0].arguments["restocking_fee_percent"] == 0
     assert routine.action("DENY", request, []) == []  # nothing to deny without an order
     assert routine.action("ESCALATE", request, [])[0].arguments.get("order_id") is None
@@ -134,7 +134,7 @@ def test_the_generic_actions_use_the_most_common_codes_of_the_gold_trajectories(
 
 
 def test_routine_escalate_plays_lookups_then_action_then_decision_on_a_shipped_scenario():
-    scenario = load_scenario(SWEATER)
+    scenario = load_scenario(SPEAKER)
     agent = resolve_agent("baseline:routine-escalate").build(scenario)
     assert isinstance(agent, RoutineAgent) and agent.model_name == "baseline:routine-escalate"
     episode = run_episode(scenario, agent)
@@ -158,7 +158,7 @@ def test_routine_allow_refunds_every_item_of_the_order_it_looked_up():
 
 
 def test_the_routine_agent_is_deterministic():
-    scenario = load_scenario(SWEATER)
+    scenario = load_scenario(SPEAKER)
     runs = [run_episode(scenario, RoutineAgent(scenario, "DENY"), seed=seed) for seed in (1, 2)]
     assert json.dumps(calls_of(runs[0])) == json.dumps(calls_of(runs[1]))
     assert [m.get("content") for m in runs[0].messages] == [m.get("content") for m in runs[1].messages]

@@ -128,13 +128,6 @@ def test_every_shipped_label_is_measured_with_its_naive_and_routine_baseline(shi
     assert all(set(r.passed) <= set(r.scenarios) for r in shipped_reach)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="measured on the 24 retail scenarios: baseline:routine-escalate passes 3/6 ESCALATE "
-    "(RET_005, RET_009, RET_023) and baseline:routine-deny 3/8 DENY (RET_008, RET_017, RET_021); "
-    "routine-allow 0/5, routine-allow-conditional 1/5, the naive ones 0. The retail scenarios are being "
-    "rewritten (issue 10); drop this marker once they pass",
-)
 def test_no_baseline_passes_more_than_a_third_of_its_shipped_label(shipped_reach):
     over = [f"{r.domain} {r.label}: {r.baseline} {len(r.passed)}/{len(r.scenarios)}" for r in shipped_reach if r.over]
     assert not over, over

@@ -101,7 +101,11 @@ class ProvisionalThenGold(OracleAgent):
             wrong = next(label for label in ("DENY", "ALLOW") if label != self.final_decision)
             call = {"id": "provisional", "name": "record_decision",
                     "arguments": {"decision": wrong, "rationale": "provisional, pending review"}}
-            return {"role": "assistant", "tool_calls": [call]}, {**state, "provisional_done": True}
+            # The opening message is still the customer's turn 0 for the gold path that follows.
+            heard = state["customer_turns"] + (message.get("role") == "user")
+            return {"role": "assistant", "tool_calls": [call]}, {
+                **state, "customer_turns": heard, "provisional_done": True
+            }
         reply, new_state = super().generate(message, state)
         return reply, {**new_state, "provisional_done": True}
 
