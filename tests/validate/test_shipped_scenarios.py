@@ -67,11 +67,12 @@ def test_retail_set_covers_labels_and_columns():
     scenarios = [load_scenario(p) for p in RETAIL]
     labels = Counter(s.label for s in scenarios)
     columns = Counter(s.leaderboard.primary for s in scenarios)
-    assert len(scenarios) >= 24
+    # Issue 10: 36 or more, each label at least 7, each of the 9 columns at least 4.
+    assert len(scenarios) >= 36
     assert set(labels) == {"ALLOW", "ALLOW-CONDITIONAL", "DENY", "ESCALATE"}
-    assert labels["ALLOW-CONDITIONAL"] >= 3
-    assert set(columns) <= set(COLUMNS)
-    assert len(columns) >= 7 and min(columns.values()) >= 2, columns
+    assert min(labels.values()) >= 7, labels
+    assert set(columns) == set(COLUMNS), set(COLUMNS) - set(columns)
+    assert min(columns.values()) >= 4, columns
 
 
 def test_baselines_show_the_expected_failure_shapes():
@@ -120,3 +121,17 @@ def test_a_provisional_decision_before_the_gold_path_is_judged_on_the_final_one(
     ordering = [r for r in result.tier1 if r.type.startswith(("tool_before", "tool_after"))]
     assert all(r.passed for r in ordering), [(r.outcome_id, r.detail) for r in ordering if not r.passed]
     assert result.decision.canonical_decision == scenario.label
+
+
+
+def test_retail_customers_react_and_every_reactive_turn_declares_the_gold_branch():
+    """Our customers react: any turn after the opening whose line depends on an outcome is a branch (issue 10)."""
+    from pytest_pibench.scenario.script import ScriptedTurn
+
+    reactive = 0
+    for path in RETAIL:
+        for turn in load_scenario(path).user_simulation.scripted_turns:
+            if isinstance(turn, ScriptedTurn):
+                reactive += 1
+                assert turn.oracle is not None, path.name
+    assert reactive >= len(RETAIL)  # at least one reacting turn per scenario on average
