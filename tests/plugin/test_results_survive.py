@@ -36,6 +36,7 @@ class Agent:
             if mode == "exit":
                 os._exit(3)
             if mode == "sleep":
+                open("agent-is-sleeping", "w").close()  # tells the test the episode is now inside the hang
                 time.sleep(60)
         if state["calls"]:
             return {"role": "assistant", "tool_calls": [state["calls"].pop(0)]}, state
@@ -94,7 +95,11 @@ def test_a_stop_signal_mid_episode_writes_a_partial_results_file_and_the_summary
     # A timeout makes the episode wait on a thread: the interrupted wait must not become an agent error.
     process = start(project, "--pibench-agent=toyagent:Agent", "--pibench-timeout=50", mode="sleep")
     wait_for_rows(project / "pibench-results.journal.jsonl", 1)
-    time.sleep(0.5)  # the second episode is now inside the agent's sleep
+    marker = project / "agent-is-sleeping"
+    deadline = time.monotonic() + 60
+    while not marker.exists() and time.monotonic() < deadline:  # the second episode reaches the hang
+        time.sleep(0.05)
+    assert marker.exists(), "the agent never started its hang"
     process.send_signal(signum)
     output, _ = process.communicate(timeout=30)
     assert process.returncode == pytest.ExitCode.INTERRUPTED, output
