@@ -194,7 +194,7 @@ def test_agent_without_paths_runs_the_bundled_scenarios(pytester):
     assert result.ret == 0
     rows = results(pytester)["rows"]
     assert len(rows) >= 8 and all(r["all_passed"] for r in rows)
-    assert all(r["domain_name"] == "retail" for r in rows)
+    assert {r["domain_name"] for r in rows} == {"retail", "finra"}  # every bundled domain with scenarios
 
 
 def test_gates_and_exit_codes(toy_project):
@@ -333,3 +333,10 @@ def test_a_judge_class_fills_tier2_without_failing_items(toy_project):
     result.stdout.fnmatch_lines(["*SUBXFAIL*E7*", "*Semantic score*0.000*"])
     (row,) = results(toy_project)["rows"]
     assert row["all_passed"] is True and row["semantic_score"] == 0.0
+
+
+def test_k_and_m_select_one_bundled_domain(pytester):
+    for selector in (["-k", "finra"], ["-m", "finra"]):
+        result = pytester.runpytest("--pibench-agent=oracle", "-q", *selector, "--co")
+        ids = [line for line in result.outlines if "::" in line]
+        assert ids and all(line.startswith("finra/fin_") for line in ids), ids
