@@ -158,35 +158,30 @@ def run_one(
         judging = True
         result = evaluate(loaded, episode, judge=judge_obj)
     except Exception as exc:
-        scenario_id = loaded.scenario_id if loaded else seed_key(target)
-        if judging and isinstance(exc, InfrastructureError):
-            unjudged = error_row(
-                scenario_id,
-                f"judge unreachable: {exc}",
-                scenario=loaded,
-                trial=trial,
-                agent=spec.name,
-                domain_name=domain_name,
-                seed=seed,
-                traceback=traceback.format_exc(),
-                cause="infrastructure",
-                termination_reason="infra_error",
-            )
-            unjudged["step_count"] = episode.step_count
-            return _with_usage(unjudged, agent_obj, user, judge_obj)  # the agent's calls were paid for
+        judge_outage = judging and isinstance(exc, InfrastructureError)
         broken_scenario = isinstance(exc, ScenarioError | DomainError)  # the scenario's defect, not the agent's
-        return error_row(
-            scenario_id,
-            f"{type(exc).__name__}: {exc}",
+        if judge_outage:
+            message, cause, reason = f"judge unreachable: {exc}", "infrastructure", "infra_error"
+        elif broken_scenario:
+            message, cause, reason = f"{type(exc).__name__}: {exc}", "scenario", "scenario_error"
+        else:
+            message, cause, reason = f"{type(exc).__name__}: {exc}", "harness", "runtime_error"
+        failed = error_row(
+            loaded.scenario_id if loaded else seed_key(target),
+            message,
             scenario=loaded,
             trial=trial,
             agent=spec.name,
             domain_name=domain_name,
             seed=seed,
             traceback=traceback.format_exc(),
-            cause="scenario" if broken_scenario else "harness",
-            termination_reason="scenario_error" if broken_scenario else "runtime_error",
+            cause=cause,
+            termination_reason=reason,
         )
+        if not judge_outage:
+            return failed
+        failed["step_count"] = episode.step_count
+        return _with_usage(failed, agent_obj, user, judge_obj)  # the agent's calls were paid for
     row = scenario_row(
         loaded,
         result,
