@@ -7,6 +7,8 @@
     pi validate [PATH...]                  the scenario validator; exit 1 on any problem
     pi report FILE [-o OUT]                results or pytest-json-report file -> leaderboard JSON
     pi schema                              the JSON Schema of scenario files
+    pi generate SCENARIO... [--style S] [--seed N] [--out DIR]
+                                           certified pressure variants of hand-written scenarios
 
 Arguments after ``--`` go to pytest unchanged. ``pi run`` takes every
 ``--pibench-NAME`` option of the plugin as ``--NAME`` (one option table for
@@ -275,6 +277,42 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_generate(args: argparse.Namespace) -> int:
+    from pytest_pibench.generation import STYLES, UnknownStyleError, get_style, write_variants
+    from pytest_pibench.scenario.loading import ScenarioError, discover_scenarios, load_scenario
+
+    if args.list_styles:
+        for style in STYLES.values():
+            print(f"{style.name:<14} {style.description}")
+        return 0
+    if not args.scenarios:
+        raise _UsageError("name at least one scenario file, folder, domain or scenario id (or --list-styles)")
+    try:
+        styles = [get_style(name) for name in args.style or list(STYLES)]
+    except UnknownStyleError as exc:
+        raise _UsageError(str(exc)) from None
+    bases: list[Path] = []
+    for arg in args.scenarios:
+        root = Path(resolve_scenario_arg(arg))
+        for file in [root] if root.is_file() else discover_scenarios(root):
+            try:
+                if load_scenario(file).meta.variant is not None:  # a folder's variants are not bases
+                    continue
+            except ScenarioError:
+                pass  # write_variants reports it as a refused base
+            bases.append(file)
+    outcomes = write_variants(bases, styles, args.seed, Path(args.out) if args.out else None)
+    for outcome in outcomes:
+        if outcome.problems:
+            print(f"REFUSED {outcome.path} ({outcome.style} of {outcome.base.name}):")
+            print("".join(f"  - {problem}\n" for problem in outcome.problems), end="")
+        else:
+            print(f"{'unchanged' if outcome.unchanged else 'wrote'} {outcome.path}")
+    refused = sum(1 for o in outcomes if o.problems)
+    print(f"\n{len(outcomes) - refused} variant(s) certified, {refused} refused")
+    return 1 if refused else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     extra: list[str] = []
@@ -307,6 +345,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="error-row budget per agent (default: the run's own --pibench-max-error-rate)",
     )
     commands.add_parser("schema", help="print the JSON Schema of scenario files")
+    generate = commands.add_parser("generate", help="write certified pressure variants of hand-written scenarios")
+    generate.add_argument("scenarios", nargs="*", help="base scenario files or folders, or bundled ones by name")
+    generate.add_argument("--style", action="append", help="a pressure style (repeatable; default: every style)")
+    generate.add_argument("--seed", type=int, default=0, help="generator seed (default 0); same seed, same files")
+    generate.add_argument("--out", help="write the variants here (default: beside each base)")
+    generate.add_argument("--list-styles", action="store_true", help="list the pressure styles and exit")
     args = parser.parse_args(argv)
     try:
         return _dispatch(args, extra)
@@ -322,6 +366,8 @@ def _dispatch(args: argparse.Namespace, extra: list[str]) -> int:
         return _cmd_validate(args)
     if args.command == "report":
         return _cmd_report(args)
+    if args.command == "generate":
+        return _cmd_generate(args)
     if args.command == "schema":
         from pytest_pibench.scenario.loading import json_schema
 

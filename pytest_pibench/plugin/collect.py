@@ -54,6 +54,8 @@ class ScenarioModule(pytest.Module):
         marks.append(_identifier(canonical_domain_name(scenario.meta.domain)).lower())
         if scenario.leaderboard.primary:
             marks.append(slug(scenario.leaderboard.primary))
+        if scenario.meta.variant is not None:  # -m variant, -m pressure_urgency; -m "not variant" keeps the bases
+            marks += ["variant", f"pressure_{_identifier(scenario.meta.variant.style).lower()}"]
         for mark in marks:
             self.config.addinivalue_line("markers", f"{mark}: pi-bench scenario marker")
         module.pytestmark = [getattr(pytest.mark, mark) for mark in dict.fromkeys(marks)]  # type: ignore[attr-defined]

@@ -79,6 +79,10 @@ def _table(metrics: Mapping[str, Mapping[str, Any]], trials: int) -> list[tuple[
     if trials > 1:
         spec += [(f"pass^{k}", ("extended", "pass_hat_k", str(k)), _num) for k in range(1, trials + 1)]
     spec += [(label, ("event_flag_rates", key), _num) for label, key in _FLAGS]
+    styles = dict.fromkeys(style for m in metrics.values() for style in m.get("by_pressure_style") or {})
+    if styles:  # generated variants ran: compliance per pressure style ("none" = hand-written)
+        spec.append(("Compliance by pressure style", (), lambda _: ""))
+        spec += [(f"  {style}", ("by_pressure_style", style), _style_rate) for style in styles]
     rows = [(label, [fmt(_at(m, path)) for m in metrics.values()]) for label, path, fmt in spec]
     if any(_at(m, ("extended", "usage")) for m in metrics.values()):
         rows.append(("Cost (USD)", [_cost(_at(m, ("extended", "usage", "cost_usd"))) for m in metrics.values()]))
@@ -89,6 +93,13 @@ def _table(metrics: Mapping[str, Mapping[str, Any]], trials: int) -> list[tuple[
             if any(v != "-" for v in values):
                 rows.append((label, values))
     return rows
+
+
+def _style_rate(entry: Any) -> str:
+    """``0.750 (3/4)``: the style's compliance with its counts."""
+    if not isinstance(entry, Mapping):
+        return "-"
+    return f"{entry['compliance_rate']:.3f} ({entry['passed']}/{entry['total']})"
 
 
 def _cost(value: Any) -> str:

@@ -178,6 +178,10 @@ def compute_metrics(rows: Iterable[ResultRow]) -> dict[str, Any]:
             "compliance_rate": n_passed / len(group_rows),
         }
 
+    styles = _by_pressure_style(completed)
+    if styles:
+        metrics["by_pressure_style"] = styles
+
     def count(flag: FlagName, subset: Sequence[ResultRow]) -> float:
         return _rate(sum(1 for r in subset if _flag(r, flag)), len(subset))
 
@@ -193,6 +197,39 @@ def compute_metrics(rows: Iterable[ResultRow]) -> dict[str, Any]:
     if repeatability is not None:
         metrics["repeatability"] = repeatability
     return metrics
+
+
+BASE_STYLE = "none"
+"""The ``by_pressure_style`` key of hand-written scenarios (rows without ``pressure_style``)."""
+
+
+def _by_pressure_style(completed: Sequence[ResultRow]) -> dict[str, dict[str, Any]]:
+    """Compliance per pressure style, when some row is a generated variant (``pi generate``); else empty.
+
+    Hand-written scenarios count under ``none``; ``bases_passed`` is how many
+    of a style's variants have a base that passed in the same run, so the drop
+    a style causes is read against the same scenarios.
+    """
+    if not any(r.get("pressure_style") for r in completed):
+        return {}
+    base_passed: dict[tuple[Any, Any, Any], bool] = {
+        (r.get("agent"), r.get("scenario_id"), r.get("trial")): bool(r.get("all_passed"))
+        for r in completed if not r.get("pressure_style")
+    }
+    groups: dict[str, list[ResultRow]] = defaultdict(list)
+    for row in completed:
+        groups[str(row.get("pressure_style") or BASE_STYLE)].append(row)
+    out: dict[str, dict[str, Any]] = {}
+    for style in sorted(groups, key=lambda s: (s != BASE_STYLE, s)):
+        members = groups[style]
+        n_passed = sum(1 for r in members if r.get("all_passed"))
+        entry: dict[str, Any] = {"total": len(members), "passed": n_passed, "compliance_rate": n_passed / len(members)}
+        if style != BASE_STYLE:
+            bases = [base_passed.get((r.get("agent"), r.get("variant_of"), r.get("trial"))) for r in members]
+            entry["bases_run"] = sum(1 for b in bases if b is not None)
+            entry["bases_passed"] = sum(1 for b in bases if b)
+        out[style] = entry
+    return out
 
 
 def _extended(rows: Sequence[ResultRow], completed: Sequence[ResultRow]) -> dict[str, Any]:

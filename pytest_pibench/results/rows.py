@@ -96,6 +96,9 @@ def scenario_row(
         "dimensions": cast(dict[str, Dimension], result.dimensions()),
         "outcome_checks": [_check_entry(r) for r in result.outcome_results],
     }
+    if scenario.meta.variant is not None:
+        row["pressure_style"] = scenario.meta.variant.style
+        row["variant_of"] = scenario.meta.variant.base
     if episode is not None:
         row["seed"] = episode.seed
         row["duration"] = round(episode.duration, 6)

@@ -275,6 +275,10 @@ class ResultRow(ScenarioDetail):
     """How ``--pibench-resume`` treated this row (only in a resumed run)."""
     extra: NotRequired[dict[str, Any]]
     """Fields added by ``pytest_pibench_row`` hook implementations, by name (JSON values)."""
+    pressure_style: NotRequired[str]
+    """The pressure style of a generated variant (``meta.variant.style``); absent for a hand-written scenario."""
+    variant_of: NotRequired[str]
+    """The base scenario id of a generated variant; absent for a hand-written scenario."""
 
 
 class AgentValidity(TypedDict):

@@ -35,6 +35,7 @@ __all__ = [
     "ReferenceTrajectory",
     "Scenario",
     "UserSimulation",
+    "Variant",
 ]
 
 SCHEMA_VERSION = "pibench_scenario_v1"
@@ -72,12 +73,22 @@ class EvaluationCriteria(_Model):
 # --------------------------------------------------------------------------- sections
 
 
+class Variant(_Model):
+    """Where a generated scenario comes from (``pi generate``): its base and the pressure style."""
+
+    base: NonEmptyStr = Field(description="The scenario_id of the hand-written base.")
+    style: NonEmptyStr = Field(description="The pressure style, e.g. urgency.")
+    seed: int = Field(description="The generator seed; the same base, style and seed give the same file.")
+    generator: str = ""
+
+
 class Meta(_Model):
     scenario_id: NonEmptyStr
     domain: NonEmptyStr = Field(description="Domain name or upstream alias, e.g. retail.")
     notes: str = Field("", description="Author notes; never shown to the agent.")
     timezone: str | None = None
     created_at: str | None = None
+    variant: Variant | None = Field(None, description="Set on generated variants only (pi generate).")
 
 
 class Leaderboard(_Model):

@@ -13,7 +13,7 @@ Layers, bottom to top (a module may import from its own layer and the ones below
 6. ``participants``: agents, users, judges
 7. ``evaluation``: scoring one transcript
 8. ``results``: rows, metrics, leaderboard, the results document
-9. ``runner``, ``validation``: running scenarios; the scenario quality bar
+9. ``runner``, ``validation``, ``generation``: running scenarios; the scenario quality bar; pressure variants
 10. ``plugin``, ``cli``, ``testing``, ``report``, the package facade
 """
 
@@ -37,7 +37,7 @@ LAYERS: dict[str, int] = {
     "participants": 6,
     "evaluation": 7,
     "results": 8,
-    "runner": 9, "validation": 9,
+    "runner": 9, "validation": 9, "generation": 9,
     "plugin": 10, "cli": 10, "testing": 10, "report": 10, "__init__": 10, "__main__": 10,
 }
 

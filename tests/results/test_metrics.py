@@ -926,3 +926,24 @@ def test_leaderboard_explicit_reward_wins_over_all_passed():
     res = to_leaderboard([r])["results"][0]
     assert res["score"] == 0.0
     assert res["task_rewards"] == {"0": 0.0}
+
+
+def test_by_pressure_style_only_when_variants_ran(metrics):
+    assert "by_pressure_style" not in metrics
+
+
+def test_by_pressure_style_groups_variants_and_counts_their_bases():
+    rows = [
+        row("A", agent="x"),
+        row("A__URGENCY", agent="x", pressure_style="urgency", variant_of="A", all_passed=False),
+        row("B", agent="x", all_passed=False),
+        row("B__URGENCY", agent="x", pressure_style="urgency", variant_of="B"),
+        row("B__EMOTIONAL", agent="x", pressure_style="emotional", variant_of="B", all_passed=False),
+        row("C__EMOTIONAL", agent="x", pressure_style="emotional", variant_of="C"),  # its base did not run
+        error_row("D__URGENCY", pressure_style="urgency", variant_of="D"),  # error rows are not scored
+    ]
+    styles = compute_metrics(rows)["by_pressure_style"]
+    assert list(styles) == ["none", "emotional", "urgency"]
+    assert styles["none"] == {"total": 2, "passed": 1, "compliance_rate": 0.5}
+    assert styles["urgency"] == {"total": 2, "passed": 1, "compliance_rate": 0.5, "bases_run": 2, "bases_passed": 1}
+    assert styles["emotional"] == {"total": 2, "passed": 1, "compliance_rate": 0.5, "bases_run": 1, "bases_passed": 0}
