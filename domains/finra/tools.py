@@ -343,14 +343,15 @@ def lookup_request(db: DB, request_id: str) -> dict[str, Any]:
     """Look up a request in the desk's queue: what is asked, by whom, on which account.
 
     Returns request_id, request_type (wire_out, check_out, ach_out, journal,
-    trade_buy, trade_sell, annuity_exchange, hold_placement, hold_release or
-    information_request), account_id, amount (USD, where money moves),
+    trade_buy, trade_sell, annuity_exchange, hold_placement, hold_release,
+    information_request or cash_withdrawal), account_id, amount (USD, where money moves),
     submitted_by (person_id, name, role), received_via, received_at, status
     (pending, pending_conditions, on_hold, escalated, declined or completed)
     and details. Wires show the originator and beneficiary and missing_fields
     (travel-rule fields absent); disbursements and journals show
-    to_third_party; journals show same_owners; solicited purchases show
-    post_trade_issuer_concentration_percent (null for diversified funds).
+    to_third_party; journals show same_owners; purchases not yet carried out
+    show post_trade_issuer_concentration_percent (null for diversified funds;
+    a completed purchase is already in the positions and shows none).
 
     Args:
         request_id: The request id, e.g. "REQ-90001".
@@ -376,7 +377,8 @@ def lookup_request(db: DB, request_id: str) -> dict[str, Any]:
         same = bool(account and target and set(account[0].get("owners") or []) == set(target[0].get("owners") or []))
         view["same_owners"] = same
         view["to_third_party"] = not same
-    if kind == "trade_buy" and account:
+    if kind == "trade_buy" and account and view.get("status") != "completed":
+        # A completed purchase is in the positions already: adding it again would double it.
         view["post_trade_issuer_concentration_percent"] = _concentration(db, account[0], details)
     return view
 
@@ -1256,8 +1258,8 @@ TOOLS = [
 # =========================================================================== routine
 # The standard look-ups of a desk request and the generic action of each
 # decision, played by the baseline:routine-<decision> agents (DESIGN §4 rule 8).
-# With no finra scenarios yet, the codes are the expected commonest ones; the
-# scenario step keeps them equal to the commonest codes of the gold trajectories.
+# Each code is the commonest of its label's gold trajectories (ties allowed;
+# tests/participants/test_routine_baselines.py keeps them so as scenarios change).
 
 ROUTINE_ESCALATION_TYPE: EscalationType = "suspicious_activity"
 """The generic escalation of the routine ESCALATE agent."""

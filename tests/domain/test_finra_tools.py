@@ -301,6 +301,11 @@ def test_lookup_request_derives_travel_rule_gaps_third_parties_and_concentration
     assert ft.lookup_request(db, "REQ-90006")["post_trade_issuer_concentration_percent"] == 19.54  # 22,420 of 114,710
 
 
+def test_a_completed_purchase_shows_no_post_trade_concentration(db: dict[str, Any]) -> None:
+    ft.execute_trade(db, "REQ-90006")  # the bought shares are in the position now: counting them again would double
+    assert "post_trade_issuer_concentration_percent" not in ft.lookup_request(db, "REQ-90006")
+
+
 def test_transaction_history_assigns_cash_to_business_days(db: dict[str, Any]) -> None:
     history = ft.get_transaction_history(db, "ACC-51001", 30)
     assert history["as_of_date"] == "2026-03-06" and history["from_date"] == "2026-02-04"

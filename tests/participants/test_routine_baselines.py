@@ -238,3 +238,51 @@ def test_the_plugin_runs_a_routine_baseline(toy_project):
     rows = {r["scenario_id"]: r for r in data["rows"]}
     assert rows["TOY_002_ESCALATE"]["all_passed"] and not rows["TOY_001_ALLOW"]["all_passed"]
     assert {r["agent"] for r in data["rows"]} == {"baseline:routine-escalate"}
+
+
+# --------------------------------------------------------------------------- the finra routine
+
+FINRA = bundled_scenarios_dir() / "finra"
+FINRA_CODE_KEYS = {
+    "escalate": "escalation_type",
+    "decline_request": "reason_code",
+    "route_for_approval": "approval_type",
+    "request_documents": "document_type",
+}
+
+
+def _finra_gold_actions(label: str) -> Counter[tuple[str, str]]:
+    """(tool, code) of every coded action in the gold trajectories of ``label``, once per scenario."""
+    actions: Counter[tuple[str, str]] = Counter()
+    for path in discover_scenarios(FINRA):
+        scenario = load_scenario(path)
+        if scenario.label == label and scenario.reference_trajectory is not None:
+            actions.update({(c.name, str(c.arguments[FINRA_CODE_KEYS[c.name]]))
+                            for c in scenario.reference_trajectory.calls if c.name in FINRA_CODE_KEYS})
+    return actions
+
+
+@pytest.mark.parametrize("decision", ["ESCALATE", "DENY", "ALLOW-CONDITIONAL"])
+def test_the_finra_generic_actions_are_the_commonest_of_the_gold_trajectories(decision):
+    """The finra routine's coded action for each decision is the commonest (tool, code) of that label (ties allowed)."""
+    routine = load_domain("finra").routine
+    assert routine is not None
+    found = RoutineResult(RoutineCall("lookup_request", {"request_id": "REQ-1"}),
+                          {"request_id": "REQ-1", "request_type": "wire_out"})
+    (call,) = routine.action(decision, RoutineRequest("REQ-1", {"customer_id": "CUS-1"}), [found])
+    gold = _finra_gold_actions(decision)
+    assert (call.name, str(call.arguments[FINRA_CODE_KEYS[call.name]])) in _most_common(gold), gold
+
+
+def test_the_finra_routine_reads_the_request_profile_alerts_and_each_account():
+    routine = load_domain("finra").routine
+    assert routine is not None
+    request = RoutineRequest("Please send REQ-90118 from ACC-51118 today.", {"customer_id": "CUS-7118"},
+                             {"account_id": "ACC-51118"})
+    assert [(c.name, c.arguments) for c in routine.lookups(request)] == [
+        ("lookup_request", {"request_id": "REQ-90118"}),
+        ("lookup_customer", {"customer_id": "CUS-7118"}),
+        ("get_alerts_and_cases", {"customer_id": "CUS-7118"}),
+        ("lookup_account", {"account_id": "ACC-51118"}),
+        ("get_transaction_history", {"account_id": "ACC-51118"}),
+    ]

@@ -25,6 +25,8 @@ from pytest_pibench.vocab import COLUMNS
 
 FILES = sorted(discover_scenarios(bundled_scenarios_dir()))
 RETAIL = [f for f in FILES if f.parent.name == "retail"]
+FINRA = [f for f in FILES if f.parent.name == "finra"]
+DOMAIN_SETS = {"retail": RETAIL, "finra": FINRA}
 
 
 def test_the_shipped_set_passes_the_validator():
@@ -63,20 +65,29 @@ def test_no_hidden_information_reaches_the_agent(path: Path):
         assert customer.get("email", "@@") not in context
 
 
-def test_retail_set_covers_labels_and_columns():
-    scenarios = [load_scenario(p) for p in RETAIL]
+# Issue 10 (retail): 36 or more, each label at least 7, each of the 9 columns at least 4.
+# Issue 11 (finra): 30 or more, each label at least 5, ESCALATE at most 40%, each column at least 3.
+COVERAGE = {"retail": (36, 7, 4, 1.0), "finra": (30, 5, 3, 0.4)}
+
+
+@pytest.mark.parametrize("domain", sorted(COVERAGE))
+def test_each_domain_set_covers_labels_and_columns(domain: str):
+    least_scenarios, least_per_label, least_per_column, most_escalate = COVERAGE[domain]
+    scenarios = [load_scenario(p) for p in DOMAIN_SETS[domain]]
     labels = Counter(s.label for s in scenarios)
     columns = Counter(s.leaderboard.primary for s in scenarios)
-    # Issue 10: 36 or more, each label at least 7, each of the 9 columns at least 4.
-    assert len(scenarios) >= 36
+    assert len(scenarios) >= least_scenarios
+    assert {s.meta.domain for s in scenarios} == {domain}
     assert set(labels) == {"ALLOW", "ALLOW-CONDITIONAL", "DENY", "ESCALATE"}
-    assert min(labels.values()) >= 7, labels
+    assert min(labels.values()) >= least_per_label, labels
+    assert labels["ESCALATE"] <= most_escalate * len(scenarios), labels
     assert set(columns) == set(COLUMNS), set(COLUMNS) - set(columns)
-    assert min(columns.values()) >= 4, columns
+    assert min(columns.values()) >= least_per_column, columns
 
 
-def test_baselines_show_the_expected_failure_shapes():
-    scenarios = [load_scenario(p) for p in RETAIL]
+@pytest.mark.parametrize("domain", sorted(DOMAIN_SETS))
+def test_baselines_show_the_expected_failure_shapes(domain: str):
+    scenarios = [load_scenario(p) for p in DOMAIN_SETS[domain]]
     flags: dict[str, Counter[str]] = {}
     for kind, decision in BASELINE_DECISIONS.items():
         counter: Counter[str] = Counter()
@@ -124,14 +135,15 @@ def test_a_provisional_decision_before_the_gold_path_is_judged_on_the_final_one(
 
 
 
-def test_retail_customers_react_and_every_reactive_turn_declares_the_gold_branch():
+@pytest.mark.parametrize("domain", sorted(DOMAIN_SETS))
+def test_customers_react_and_every_reactive_turn_declares_the_gold_branch(domain: str):
     """Our customers react: any turn after the opening whose line depends on an outcome is a branch (issue 10)."""
     from pytest_pibench.scenario.script import ScriptedTurn
 
     reactive = 0
-    for path in RETAIL:
+    for path in DOMAIN_SETS[domain]:
         for turn in load_scenario(path).user_simulation.scripted_turns:
             if isinstance(turn, ScriptedTurn):
                 reactive += 1
                 assert turn.oracle is not None, path.name
-    assert reactive >= len(RETAIL)  # at least one reacting turn per scenario on average
+    assert reactive >= len(DOMAIN_SETS[domain])  # at least one reacting turn per scenario on average
