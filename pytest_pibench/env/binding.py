@@ -11,14 +11,14 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
 from pytest_pibench.checks.tools import tools_named_by
 from pytest_pibench.domain.packs import Domain, UnknownDomainError, load_domain
 from pytest_pibench.domain.tools import Tool
-from pytest_pibench.env.environment import Environment, deep_merge
+from pytest_pibench.env.environment import Environment, copy_data, deep_merge
 from pytest_pibench.paths import bundled_root, workspace_root_for
 from pytest_pibench.scenario.loading import ScenarioError
 from pytest_pibench.scenario.models import Scenario
@@ -54,15 +54,23 @@ class Binding:
     def tool_schemas(self) -> list[dict[str, Any]]:
         return [t.schema() for t in self.tools]
 
-    def new_environment(self) -> Environment:
-        """A fresh environment: ``deep_merge(db.json, initial_state_patch)`` plus injected keys."""
+    @cached_property
+    def initial_db(self) -> dict[str, Any]:
+        """``deep_merge(db.json, initial_state_patch)`` plus injected keys, merged once per binding.
+
+        Never hand it to an episode: :meth:`new_environment` gives each a copy.
+        """
         setup = self.scenario.environment_setup
         db = deep_merge(self.domain.base_db, setup.initial_state_patch)
         if setup.employee is not None:
             db["employee"] = deep_merge({}, setup.employee)
         if setup.now:
             db["now"] = setup.now
-        return Environment(db, self.tools, self.domain.tool_names)
+        return db
+
+    def new_environment(self) -> Environment:
+        """A fresh environment on a private copy of :attr:`initial_db`."""
+        return Environment(copy_data(self.initial_db), self.tools, self.domain.tool_names)
 
     def task_text(self) -> str:
         setup = self.scenario.environment_setup

@@ -75,6 +75,26 @@ def test_deep_merge_follows_upstream_rules():
     assert base == {"a": {"x": 1, "y": [1, 2]}, "b": [1], "c": {"k": 1}}  # untouched
 
 
+def test_deep_merge_shares_nothing_with_its_arguments():
+    base, patch = {"a": {"x": [1]}, "keep": {"n": [0]}}, {"a": {"y": {"z": [2]}}, "new": [{"m": 1}]}
+    merged = deep_merge(base, patch)
+    merged["a"]["x"].append(9)
+    merged["a"]["y"]["z"].append(9)
+    merged["keep"]["n"].append(9)
+    merged["new"][0]["m"] = 2
+    assert base == {"a": {"x": [1]}, "keep": {"n": [0]}}
+    assert patch == {"a": {"y": {"z": [2]}}, "new": [{"m": 1}]}
+
+
+def test_copy_data_falls_back_to_deepcopy_for_what_pickle_refuses():
+    from pytest_pibench.env.environment import copy_data
+
+    value = {"f": lambda: 1, "rows": [{"a": 1}]}  # a lambda does not pickle
+    copied = copy_data(value)
+    copied["rows"][0]["a"] = 2
+    assert value["rows"][0]["a"] == 1 and copied["f"] is value["f"]
+
+
 def test_successful_call_returns_json_content_and_is_traced(env):
     message = env.execute({"id": "c1", "name": "lookup_item", "arguments": {"item_id": "IT-1"}})
     assert message["role"] == "tool" and message["id"] == "c1" and message["error"] is False
@@ -138,6 +158,8 @@ def test_each_environment_is_fresh_and_gets_the_clock():
     assert second.db["items"][0]["status"] == "active"
     assert second.db["now"] == "2026-03-10T10:00:00-06:00"
     assert binding.domain.base_db["items"] == []
+    assert binding.initial_db["items"][0]["status"] == "active"  # the merged template is never handed out
+    assert first.final_state() is not first.db and first.final_state() == first.db
 
 
 def test_exposed_tools_follow_catalog_order_and_available_tools(toy_data, write_scenario):
