@@ -3,7 +3,7 @@
     pi list [--domain D] [PATH|NAME]       scenarios with label and capability column
     pi run SCENARIO... [--agent SPEC]      run scenarios (pytest underneath): files, folders,
                                            or a domain / file stem / scenario id by name
-    pi run-domain DOMAIN [--num-trials N] [--concurrency N]
+    pi run-domain DOMAIN [--num-trials N] [--concurrency N] [--workers N]
     pi validate [PATH...]                  the scenario validator; exit 1 on any problem
     pi report FILE [-o OUT]                results or pytest-json-report file -> leaderboard JSON
     pi schema                              the JSON Schema of scenario files
@@ -132,7 +132,7 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
             parser.add_argument(alias, help=f"upstream's name of --{option.name}", **kwargs)
     parser.add_argument("--agent-llm", metavar="MODEL", help="shortcut for --agent litellm:MODEL")
     parser.add_argument("--user-llm", metavar="MODEL", help="shortcut for --user litellm:MODEL")
-    parser.add_argument("--concurrency", type=int, metavar="N", help="parallel workers (pytest-xdist -n)")
+    parser.add_argument("--workers", type=int, metavar="N", help="parallel worker processes (pytest-xdist -n)")
 
 
 def _pytest_args(args: argparse.Namespace, paths: list[str], extra: list[str]) -> list[str]:
@@ -151,8 +151,8 @@ def _pytest_args(args: argparse.Namespace, paths: list[str], extra: list[str]) -
             value = f"litellm:{args.user_llm}"
         values = (value or []) if option.repeatable else [value]
         out += [f"{option.flag}={v}" for v in values if v is not None]
-    if args.concurrency and args.concurrency > 1:
-        out += ["-n", str(args.concurrency)]
+    if args.workers and args.workers > 1:
+        out += ["-n", str(args.workers)]
     return [*paths, *out, *extra]
 
 

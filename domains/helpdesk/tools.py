@@ -969,9 +969,8 @@ TOOLS = [
 # decision, played by the baseline:routine-<decision> agents (DESIGN §4 rule 8).
 # Opening the ticket is the first standard step of every contact (HD-1.1), so
 # the routine's look-ups start with create_ticket: the action needs its id.
-# With no helpdesk scenarios yet, the codes below are the expected commonest
-# ones; the scenario step keeps them equal to the commonest codes of the gold
-# trajectories of each label.
+# Each code is the commonest of its label's hand-written gold trajectories
+# (ties allowed; tests/participants/test_routine_baselines.py keeps them so).
 
 ROUTINE_ESCALATION_TYPE: EscalationType = "it_security"
 """The generic escalation of the routine ESCALATE agent."""

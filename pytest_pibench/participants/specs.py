@@ -60,6 +60,11 @@ class AgentSpec:
     name: str
     build: Callable[[Scenario], Any]
 
+    @property
+    def shared(self) -> bool:
+        """True when every episode gets the same object (a ``module:instance`` spec): never run two at once."""
+        return bool(getattr(self.build, "pibench_shared", False))
+
 
 def default_schemes() -> SchemeRegistry:
     """The built-in schemes and those of installed distributions (entry points, loaded on first use).
@@ -217,7 +222,12 @@ def _import(module_name: str, role: str, spec: str) -> Any:
 def _factory(target: Any, role: str, spec: str) -> ParticipantFactory:
     """An agent or user class (one per episode), a zero-argument factory, or an instance (reused)."""
     if _is_participant(target) and not inspect.isclass(target):
-        return lambda scenario: target  # an instance: reused, as upstream reuses agents
+
+        def reuse(scenario: Scenario) -> Any:  # an instance: reused, as upstream reuses agents
+            return target
+
+        reuse.pibench_shared = True  # type: ignore[attr-defined]  # one object: never two episodes at once
+        return reuse
     if inspect.isclass(target):
         if not _is_participant(target):
             raise AgentSpecError(f"{role} spec {spec!r}: {target.__name__} has no generate/init_state methods")

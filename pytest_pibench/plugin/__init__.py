@@ -273,6 +273,28 @@ def pibench_trial(request: pytest.FixtureRequest) -> int:
 
 
 @pytest.hookimpl(wrapper=True)
+def pytest_runtestloop(session: pytest.Session) -> Any:
+    """With ``--pibench-concurrency`` above 1, episodes of upcoming items run ahead on threads (prefetch)."""
+    settings = session.config.stash[SETTINGS_KEY]
+    scenario_items = settings.concurrency > 1 and any(
+        getattr(getattr(item, "obj", None), "pibench_scenario", None) is not None for item in session.items
+    )
+    if not scenario_items:
+        return (yield)
+    from pytest_pibench.plugin.item import episode_job
+    from pytest_pibench.plugin.keys import PREFETCH_KEY
+    from pytest_pibench.plugin.prefetch import EpisodePrefetcher
+
+    prefetcher = EpisodePrefetcher(session, settings.concurrency, episode_job)
+    session.config.stash[PREFETCH_KEY] = prefetcher
+    try:
+        return (yield)
+    finally:
+        prefetcher.close()
+        del session.config.stash[PREFETCH_KEY]
+
+
+@pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
     if call.when == "call" and item.stash.get(DONE_KEY, False) and ROW_KEY in item.stash:

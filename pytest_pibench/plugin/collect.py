@@ -104,4 +104,5 @@ def _scenario_test(scenario: Scenario) -> Callable[..., Any]:
 
         run_scenario_item(request, scenario, pibench_agent, pibench_trial, subtests)
 
+    test.pibench_scenario = scenario  # type: ignore[attr-defined]  # episodes run ahead read it (prefetch)
     return _mark_as_test(test, _identifier(scenario.scenario_id))

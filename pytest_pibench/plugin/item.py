@@ -10,12 +10,13 @@ import pytest
 from pytest_pibench.episode.seeds import derive_seed
 from pytest_pibench.participants.specs import AgentSpec, resolve_agent, resolve_judge, resolve_user
 from pytest_pibench.plugin.extensions import add_row_fields, participant_schemes
+from pytest_pibench.plugin.prefetch import Job
 from pytest_pibench.results.resume import fingerprint, run_key
 from pytest_pibench.results.types import CheckEntry, ResultRow, ResumeNote, RunKey
 from pytest_pibench.runner import run_one, seed_key
 from pytest_pibench.scenario.models import Scenario
 
-__all__ = ["agent_name_of", "agent_spec_of", "run_scenario_item"]
+__all__ = ["agent_name_of", "agent_spec_of", "episode_job", "run_scenario_item"]
 
 _SPECS = pytest.StashKey[dict[str, AgentSpec]]()
 
@@ -101,7 +102,14 @@ def _report_check(check: CheckEntry) -> None:
 def run_scenario_item(
     request: pytest.FixtureRequest, scenario: Scenario, agent: Any, trial: int, subtests: pytest.Subtests
 ) -> None:
-    from pytest_pibench.plugin.keys import AGENT_NAME_KEY, DONE_KEY, ROW_KEY, SETTINGS_KEY, watch_stop_signals
+    from pytest_pibench.plugin.keys import (
+        AGENT_NAME_KEY,
+        DONE_KEY,
+        PREFETCH_KEY,
+        ROW_KEY,
+        SETTINGS_KEY,
+        watch_stop_signals,
+    )
 
     config = request.config
     settings = config.stash[SETTINGS_KEY]
@@ -114,7 +122,9 @@ def run_scenario_item(
     key = run_key(scenario.source_path, spec.name, trial, seed, settings.to_dict())
     row, resume = _resumed(config, spec.name, scenario, trial, key)
     if row is None:
-        row = _run(config, settings, scenario, spec, trial)
+        prefetcher = config.stash.get(PREFETCH_KEY, None)
+        run_here = _job(config, settings, scenario, spec, trial)
+        row = run_here() if prefetcher is None else prefetcher.row_for(item, run_here)
     if resume is not None:
         row["resume"] = resume
     row["fingerprint"] = {"sha256": fingerprint(key), "key": key}
@@ -151,22 +161,62 @@ def _resumed(
     return row.copy(), {"reused": True, "source": index.source}
 
 
-def _run(config: pytest.Config, settings: Any, scenario: Scenario, spec: AgentSpec, trial: int) -> ResultRow:
+def _job(config: pytest.Config, settings: Any, scenario: Scenario, spec: AgentSpec, trial: int) -> Job:
+    """The episode of one item as a job; the specs are resolved here, in the main thread."""
     schemes = participant_schemes(config)
     user = _cached(
         config, f"user:{settings.user}", lambda: resolve_user(settings.user, settings.params("user"), schemes=schemes)
     )
     judge = resolve_judge(settings.judge, settings.params("judge"), schemes=schemes) if settings.judge else None
-    row = run_one(
-        scenario,
-        spec,
-        trial=trial,
-        base_seed=settings.seed,
-        user_factory=user.build,
-        judge_factory=judge,
-        max_steps=settings.max_steps,
-        timeout=settings.timeout,
-        max_tool_calls_per_message=settings.max_tool_calls_per_message,
-        max_tool_calls=settings.max_tool_calls,
+
+    def run() -> ResultRow:
+        return run_one(
+            scenario,
+            spec,
+            trial=trial,
+            base_seed=settings.seed,
+            user_factory=user.build,
+            judge_factory=judge,
+            max_steps=settings.max_steps,
+            timeout=settings.timeout,
+            max_tool_calls_per_message=settings.max_tool_calls_per_message,
+            max_tool_calls=settings.max_tool_calls,
+        )
+
+    return run
+
+
+def episode_job(item: pytest.Item) -> Job | None:
+    """How to run ``item``'s episode ahead of its turn, or None when it must run in the item.
+
+    Only items whose agent is an ``--pibench-agent`` spec given to our own
+    ``pibench_agent`` fixture qualify (an overridden fixture runs in the item),
+    never an agent that is one shared instance, and never a row
+    ``--pibench-resume`` will reuse.
+    """
+    from pytest_pibench.plugin.keys import SETTINGS_KEY
+
+    scenario = getattr(getattr(item, "obj", None), "pibench_scenario", None)
+    callspec = getattr(item, "callspec", None)
+    if not isinstance(scenario, Scenario) or callspec is None:
+        return None
+    agent, trial = callspec.params.get("pibench_agent"), callspec.params.get("pibench_trial")
+    definitions: Any = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {}).get("pibench_agent")
+    function = getattr(definitions[-1], "func", None) if definitions else None  # the definition in effect
+    function = getattr(function, "__wrapped__", function)
+    ours = (getattr(function, "__module__", None), getattr(function, "__name__", None)) == (
+        "pytest_pibench.plugin",
+        "pibench_agent",
     )
-    return row
+    if not ours or not isinstance(agent, str) or not isinstance(trial, int):
+        return None
+    config = item.config
+    settings = config.stash[SETTINGS_KEY]
+    spec = agent_spec_of(agent, config)
+    if spec.shared:
+        return None
+    seed = derive_seed(settings.seed, seed_key(scenario), trial)
+    key = run_key(scenario.source_path, spec.name, trial, seed, settings.to_dict())
+    if _resumed(config, spec.name, scenario, trial, key)[0] is not None:
+        return None
+    return _job(config, settings, scenario, spec, trial)

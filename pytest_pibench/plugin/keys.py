@@ -17,6 +17,7 @@ __all__ = [
     "AGENT_NAME_KEY",
     "DONE_KEY",
     "LABEL_MARKS",
+    "PREFETCH_KEY",
     "REDIRECTED_KEY",
     "RESUME_KEY",
     "ROW_KEY",
@@ -36,6 +37,8 @@ REDIRECTED_KEY = pytest.StashKey[bool]()
 """Set when ``--pibench-agent`` without paths replaced pytest's paths with the scenario folders."""
 RESUME_KEY = pytest.StashKey[Any]()
 """The :class:`ResumeIndex` of ``--pibench-resume`` (every process)."""
+PREFETCH_KEY = pytest.StashKey[Any]()
+"""The :class:`~pytest_pibench.plugin.prefetch.EpisodePrefetcher` of ``--pibench-concurrency`` above 1."""
 
 LABEL_MARKS = {"ALLOW": "allow", "ALLOW-CONDITIONAL": "allow_conditional", "DENY": "deny", "ESCALATE": "escalate"}
 """The marker of each decision label (``-m allow_conditional``)."""

@@ -41,6 +41,7 @@ ERROR_BUDGET_EXIT_CODE = 9
 
 _DEFAULTS: dict[str, Any] = {
     "trials": 1,
+    "concurrency": 1,
     "seed": DEFAULT_SEED,
     "max_steps": DEFAULT_MAX_STEPS,
     "max_tool_calls_per_message": DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE,
@@ -69,6 +70,7 @@ class Settings:
     agents: tuple[str, ...] = ()
     user: str = "scripted"
     trials: int = 1
+    concurrency: int = 1
     seed: int = DEFAULT_SEED
     max_steps: int = DEFAULT_MAX_STEPS
     max_tool_calls_per_message: int = DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE
@@ -165,6 +167,13 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("judge-arg", "KEY=VALUE", repeatable=True, help="extra litellm parameter of the judge"),
     OptionSpec("cache", "DIR", help="LLM response cache folder: a rerun with the same inputs makes no calls"),
     OptionSpec("trials", "N", value_type=int, help="episodes per scenario and agent (default 1)"),
+    OptionSpec(
+        "concurrency",
+        "N",
+        value_type=int,
+        help="episodes in flight in each process (default 1); composes with -n: workers x N in all; "
+        "results do not depend on it",
+    ),
     OptionSpec(
         "seed", "N", value_type=int, help=f"base seed; per-trial seeds are derived by sha256 (default {DEFAULT_SEED})"
     ),
@@ -304,6 +313,7 @@ def read_settings(config: pytest.Config) -> Settings:
         agents=agents,
         user=(_raw(config, "user") or "scripted").strip(),
         trials=_number(config, "trials", int, 1),
+        concurrency=_number(config, "concurrency", int, 1),
         seed=_number(config, "seed", int, 0),
         max_steps=_number(config, "max-steps", int, 1),
         max_tool_calls_per_message=_number(config, "max-tool-calls-per-message", int, 1),

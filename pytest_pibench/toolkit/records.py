@@ -43,11 +43,14 @@ _Constant = TypeVar("_Constant", int, float, str, bool)
 def next_id(db: DB, prefix: str) -> str:
     """A deterministic new id such as ``REF_1A2B3C4D``.
 
-    Uses one counter per episode (``db["_id_counter"]``), so ids depend only on
-    the order of id-producing calls, never on time or randomness.
+    Uses one counter per prefix and episode (``db["_id_counters"]``), so an id
+    depends only on how many ids of its own kind came before it: never on time,
+    randomness or unrelated calls (a decision recorded early does not change the
+    id of the ticket opened after it, so a gold trajectory may name that id).
     """
-    counter = int(db.get("_id_counter", 0)) + 1
-    db["_id_counter"] = counter
+    counters = db.setdefault("_id_counters", {})
+    counter = int(counters.get(prefix, 0)) + 1
+    counters[prefix] = counter
     digest = hashlib.sha256(f"{prefix}:{counter}".encode()).hexdigest()[:8].upper()
     return f"{prefix}_{digest}"
 

@@ -42,8 +42,8 @@ def test_run_with_upstream_flag_names(tmp_path):
     assert [r["trial"] for r in data["rows"]] == [0, 1]
 
 
-def test_run_domain_with_concurrency_uses_xdist(tmp_path):
-    out = pi("run-domain", "retail", "--agent", "baseline:allow", "--concurrency", "2", cwd=tmp_path)
+def test_run_domain_with_workers_uses_xdist(tmp_path):
+    out = pi("run-domain", "retail", "--agent", "baseline:allow", "--workers", "2", "--concurrency", "2", cwd=tmp_path)
     assert out.returncode == 1  # the baseline fails scenarios: pytest's exit code comes through
     assert "2 workers" in out.stdout
     rows = json.loads((tmp_path / "pibench-results.json").read_text())["rows"]
@@ -86,8 +86,8 @@ def test_upstream_flags_map_to_plugin_options():
                      "--concurrency", "4", "--seed", "1")
     assert _pytest_args(args, ["scenarios"], ["-x"]) == [
         "scenarios", "--pibench-agent=litellm:gpt-4o-mini", "--pibench-user=litellm:gpt-4o-mini",
-        "--pibench-trials=3", "--pibench-seed=1", "-n", "4", "-x",
-    ]
+        "--pibench-trials=3", "--pibench-concurrency=4", "--pibench-seed=1", "-x",
+    ]  # upstream's --concurrency is episodes in flight (its thread pool), not processes
 
 
 def test_every_plugin_option_is_a_pi_run_flag_with_the_plugin_help():

@@ -349,7 +349,8 @@ def test_next_id_is_deterministic_per_episode():
     ids = [next_id(first, "REF"), next_id(first, "ESC"), next_id(first, "REF")]
     assert ids == [next_id(second, "REF"), next_id(second, "ESC"), next_id(second, "REF")]
     assert len(set(ids)) == 3
-    assert first["_id_counter"] == 3
+    assert first["_id_counters"] == {"REF": 2, "ESC": 1}
+    assert next_id({}, "ESC") == ids[1]  # an id depends only on the ids of its own kind before it
     assert ids[0].startswith("REF_") and len(ids[0]) == len("REF_") + 8
 
 

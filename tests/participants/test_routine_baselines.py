@@ -286,3 +286,46 @@ def test_the_finra_routine_reads_the_request_profile_alerts_and_each_account():
         ("lookup_account", {"account_id": "ACC-51118"}),
         ("get_transaction_history", {"account_id": "ACC-51118"}),
     ]
+
+
+# --------------------------------------------------------------------------- the helpdesk routine
+
+HELPDESK = bundled_scenarios_dir() / "helpdesk"
+HELPDESK_CODE_KEYS = {"escalate": "escalation_type", "request_approval": "approval_type"}
+
+
+def _helpdesk_gold_codes(label: str) -> Counter[tuple[str, str]]:
+    """(tool, code) of the coded actions and rejection reasons of ``label``'s gold trajectories, once per scenario."""
+    codes: Counter[tuple[str, str]] = Counter()
+    for path in discover_scenarios(HELPDESK):
+        scenario = load_scenario(path)
+        if scenario.label != label or scenario.reference_trajectory is None or scenario.meta.variant is not None:
+            continue
+        found = {(c.name, str(c.arguments[HELPDESK_CODE_KEYS[c.name]]))
+                 for c in scenario.reference_trajectory.calls if c.name in HELPDESK_CODE_KEYS}
+        found |= {("update_ticket", str(c.arguments["reason_code"])) for c in scenario.reference_trajectory.calls
+                  if c.name == "update_ticket" and c.arguments.get("reason_code")}
+        codes.update(found)
+    return codes
+
+
+@pytest.mark.parametrize(("decision", "tool", "key"), [
+    ("ESCALATE", "escalate", "escalation_type"),
+    ("DENY", "update_ticket", "reason_code"),
+    ("ALLOW-CONDITIONAL", "request_approval", "approval_type"),
+])
+def test_the_helpdesk_generic_actions_are_the_commonest_of_the_hand_written_gold_trajectories(decision, tool, key):
+    routine = load_domain("helpdesk").routine
+    assert routine is not None
+    results = [
+        RoutineResult(RoutineCall("create_ticket", {}), {"ticket_id": "TKT_1", "subject_employee_id": "EMP-1",
+                                                        "category": "access_request"}),
+        RoutineResult(RoutineCall("lookup_employee", {"employee_id": "EMP-1"}),
+                      {"employee_id": "EMP-1", "manager_id": "EMP-2"}),
+        RoutineResult(RoutineCall("get_access_policy", {"resource_id": "RES-1"}), {"resource_id": "RES-1"}),
+    ]
+    calls = routine.action(decision, RoutineRequest("RES-1", {}, {}, {"employee_id": "EMP-1"}), results)
+    (call,) = [c for c in calls if c.name == tool]
+    gold = _helpdesk_gold_codes(decision)
+    codes = {code for (name, code) in _most_common(Counter({k: v for k, v in gold.items() if k[0] == tool}))}
+    assert str(call.arguments[key]) in codes, gold

@@ -194,7 +194,7 @@ def test_agent_without_paths_runs_the_bundled_scenarios(pytester):
     assert result.ret == 0
     rows = results(pytester)["rows"]
     assert len(rows) >= 8 and all(r["all_passed"] for r in rows)
-    assert {r["domain_name"] for r in rows} == {"retail", "finra"}  # every bundled domain with scenarios
+    assert {r["domain_name"] for r in rows} == {"retail", "finra", "helpdesk"}  # every bundled domain
 
 
 def test_gates_and_exit_codes(toy_project):

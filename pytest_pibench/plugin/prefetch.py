@@ -1,0 +1,139 @@
+"""In-process concurrency (``--pibench-concurrency N``): up to N episodes in flight in each process.
+
+A run is bound by model latency, so episodes should overlap their waits. pytest
+runs one item at a time, and it must stay so: each scenario file is an item with
+a subtest per check, reported in order, and ``-x``, ``--maxfail``, Ctrl-C and
+the per-episode timeout keep their meaning. So the items themselves stay
+sequential and only their episodes run ahead: when an item starts, the episodes
+of the next N-1 scenario items this process will run are started on a thread
+pool, and each item then waits for its own episode (usually finished by then)
+and reports it. Under pytest-xdist, "the items this process will run" is the
+worker's own queue; without xdist it is the session's item list.
+
+An episode is deterministic given its seed, and each one builds its own agent
+and user, so results do not depend on N or ``-n``. Episodes whose agent cannot
+be built without running fixtures (an overridden ``pibench_agent`` fixture) or
+whose agent is one shared instance (``module:instance``) are not run ahead:
+they run in their item, as without this option. When the session stops
+(``-x``, ``--maxfail``, Ctrl-C), episodes not yet started are cancelled; those
+already running finish (bounded by the timeout) and are discarded.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+from pytest_pibench.results.types import ResultRow
+
+__all__ = ["EpisodePrefetcher", "Job"]
+
+Job = Callable[[], ResultRow]
+"""Runs one item's episode and returns its row (the work that may run ahead)."""
+
+
+class EpisodePrefetcher:
+    """Runs the episodes of upcoming items on ``concurrency`` threads.
+
+    ``job_for(item)`` says how to run an item's episode ahead of time, or None
+    when it must run in its item; :meth:`row_for` gives an item its row.
+    """
+
+    def __init__(
+        self, session: pytest.Session, concurrency: int, job_for: Callable[[pytest.Item], Job | None]
+    ) -> None:
+        self.session = session
+        self.concurrency = concurrency
+        self._job_for = job_for
+        self._pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="pibench-episode")
+        self._futures: dict[str, Future[ResultRow]] = {}
+        self._lock = threading.Lock()
+        self.ran_ahead = 0
+        """How many episodes were started ahead of their item (for tests and benchmarks)."""
+
+    def row_for(self, item: pytest.Item, run_here: Job) -> ResultRow:
+        """``item``'s row: its episode started ahead (waited for), else ``run_here()`` now.
+
+        Starts the episodes of the next scenario items first, so they overlap
+        with this one.
+        """
+        self._schedule(item)
+        with self._lock:
+            future = self._futures.pop(item.nodeid, None)
+        if future is None:
+            return run_here()
+        return future.result()
+
+    def _schedule(self, current: pytest.Item) -> None:
+        if self.session.shouldstop or self.session.shouldfail:
+            self.cancel()
+            return
+        for item in self._upcoming(current):
+            with self._lock:
+                if len(self._futures) >= self.concurrency:
+                    return
+                if item.nodeid in self._futures:
+                    continue
+            job = self._job_for(item)
+            if job is None:
+                continue
+            with self._lock:
+                self._futures[item.nodeid] = self._pool.submit(job)
+                self.ran_ahead += 1
+
+    def _upcoming(self, current: pytest.Item) -> Iterator[pytest.Item]:
+        """``current`` and the scenario items after it, in the order this process will run them."""
+        items = self.session.items
+        queue = _xdist_queue(self.session.config)
+        if queue is not None:
+            yield current
+            for index in queue:
+                if 0 <= index < len(items):
+                    yield items[index]
+            return
+        try:
+            start = items.index(current)
+        except ValueError:
+            yield current
+            return
+        yield from items[start:]
+
+    def cancel(self) -> None:
+        """Drop every episode not started yet (running ones finish and are discarded)."""
+        with self._lock:
+            futures, self._futures = self._futures, {}
+        for future in futures.values():
+            future.cancel()
+
+    def close(self) -> None:
+        self.cancel()
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _xdist_queue(config: pytest.Config) -> list[int] | None:
+    """The item indices queued for this xdist worker after the current item (None outside a worker).
+
+    pytest-xdist keeps them in its worker plugin (``nextitem_index`` and the
+    ``torun`` queue); an xdist without them gives an empty queue, so episodes
+    simply run in their items.
+    """
+    if not hasattr(config, "workerinput"):
+        return None
+    for plugin in config.pluginmanager.get_plugins():
+        torun = getattr(plugin, "torun", None)
+        if torun is None or not hasattr(plugin, "nextitem_index"):
+            continue
+        upcoming: list[int] = []
+        following = getattr(plugin, "nextitem_index", None)
+        if isinstance(following, int):
+            upcoming.append(following)
+        lock: Any = getattr(torun, "lock", None)
+        if callable(lock):
+            with lock() as queued:
+                upcoming += [i for i in queued if isinstance(i, int)]
+        return upcoming
+    return []
