@@ -114,6 +114,9 @@ class FakeLLMServer:
         self.fault_rate = fault_rate
         self.requests: list[dict[str, Any]] = []
         self.faults = 0
+        self.in_flight = 0
+        self.peak_in_flight = 0
+        """The most requests the server was answering at once (what a provider limit caps)."""
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._random = random.Random(seed)
@@ -154,8 +157,15 @@ class FakeLLMServer:
                 except ValueError:
                     body = {}
                 answer = owner._next(body)
-                if owner.latency or answer.delay:
-                    time.sleep(owner.latency + answer.delay)
+                with owner._lock:
+                    owner.in_flight += 1
+                    owner.peak_in_flight = max(owner.peak_in_flight, owner.in_flight)
+                try:
+                    if owner.latency or answer.delay:
+                        time.sleep(owner.latency + answer.delay)
+                finally:
+                    with owner._lock:
+                        owner.in_flight -= 1
                 payload = answer.body if isinstance(answer.body, str) else json.dumps(answer.body)
                 data = payload.encode()
                 try:

@@ -89,11 +89,17 @@ class Settings:
     judge: str | None = None
     judge_args: dict[str, Any] = field(default_factory=dict)
     cache: str | None = None
+    rate_limits: dict[str, dict[str, int | None]] = field(default_factory=dict)
+    """``--pibench-rate-limit``: this process's share of each model's limit (``{"concurrent", "rpm"}``)."""
 
     def params(self, role: str) -> dict[str, Any]:
-        """litellm parameters of a role (``agent``, ``user``, ``judge``), with the cache folder."""
-        extra = {"agent": self.agent_args, "user": self.user_args, "judge": self.judge_args}[role]
-        return {**extra, "cache_dir": self.cache} if self.cache else dict(extra)
+        """litellm parameters of a role (``agent``, ``user``, ``judge``), with the cache folder and rate limits."""
+        extra = dict({"agent": self.agent_args, "user": self.user_args, "judge": self.judge_args}[role])
+        if self.cache:
+            extra["cache_dir"] = self.cache
+        if self.rate_limits:
+            extra["rate_limits"] = self.rate_limits
+        return extra
 
     @property
     def has_gate(self) -> bool:
@@ -166,6 +172,13 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("judge", "SPEC", help="Tier-2 judge: litellm:<model> or module:Class (default: none, Tier 2 skipped)"),
     OptionSpec("judge-arg", "KEY=VALUE", repeatable=True, help="extra litellm parameter of the judge"),
     OptionSpec("cache", "DIR", help="LLM response cache folder: a rerun with the same inputs makes no calls"),
+    OptionSpec(
+        "rate-limit",
+        "MODEL=N/RPM",
+        repeatable=True,
+        help="provider limit (repeatable): at most N requests to MODEL in flight and RPM started per minute, "
+        "for the whole run (shared by agent, user and judge; split across -n workers), e.g. gpt-4o-mini=8/500",
+    ),
     OptionSpec("trials", "N", value_type=int, help="episodes per scenario and agent (default 1)"),
     OptionSpec(
         "concurrency",
@@ -304,6 +317,22 @@ def _key_values(name: str, values: list[str]) -> dict[str, Any]:
     return out
 
 
+def _rate_limits(config: pytest.Config, values: list[str]) -> dict[str, dict[str, int | None]]:
+    """This process's share of each ``--pibench-rate-limit`` (the run's limit divided by the xdist workers)."""
+    from pytest_pibench.participants.llm.limits import parse_rate_limit, per_worker
+
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 1) or 1)
+    out: dict[str, dict[str, int | None]] = {}
+    for text in values:
+        try:
+            model, limit = parse_rate_limit(text)
+        except ValueError as exc:
+            raise pytest.UsageError(f"--pibench-rate-limit: {exc}") from None
+        share = per_worker(limit, workers)
+        out[model] = {"concurrent": share.concurrent, "rpm": share.rpm}
+    return out
+
+
 def read_settings(config: pytest.Config) -> Settings:
     """Read and check every option; a bad value is a usage error (exit code 4) with a message."""
     timeout = _number(config, "timeout", float, 0)
@@ -332,4 +361,5 @@ def read_settings(config: pytest.Config) -> Settings:
         judge=_raw(config, "judge"),
         judge_args=_key_values("judge-arg", list(_raw(config, "judge-arg") or [])),
         cache=_raw(config, "cache"),
+        rate_limits=_rate_limits(config, list(_raw(config, "rate-limit") or [])),
     )

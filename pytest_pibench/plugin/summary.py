@@ -87,6 +87,8 @@ def _table(metrics: Mapping[str, Mapping[str, Any]], trials: int) -> list[tuple[
     if any(_at(m, ("extended", "usage")) for m in metrics.values()):
         rows.append(("Cost (USD)", [_cost(_at(m, ("extended", "usage", "cost_usd"))) for m in metrics.values()]))
         rows.append(("Tokens in/out", [_tokens(_at(m, ("extended", "usage"))) for m in metrics.values()]))
+        retried = [_retried(_at(m, ("extended", "usage"))) for m in metrics.values()]
+        rows.append(("LLM calls retried / throttled", retried))
         for role in ("agent", "user", "judge"):
             label = f"  {role} cost / calls"
             values = [_role(_at(m, ("extended", "usage", "by_role", role))) for m in metrics.values()]
@@ -110,6 +112,12 @@ def _tokens(usage: Any) -> str:
     if not isinstance(usage, Mapping):
         return "-"
     return f"{int(usage['prompt_tokens'])}/{int(usage['completion_tokens'])}"
+
+
+def _retried(usage: Any) -> str:
+    if not isinstance(usage, Mapping):
+        return "-"
+    return f"{int(usage.get('retries') or 0)} / {int(usage.get('throttled') or 0)}"
 
 
 def _role(usage: Any) -> str:

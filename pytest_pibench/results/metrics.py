@@ -260,7 +260,15 @@ def _extended(rows: Sequence[ResultRow], completed: Sequence[ResultRow]) -> dict
     }
 
 
-_USAGE_KEYS: tuple[UsageKey, ...] = ("calls", "prompt_tokens", "completion_tokens", "cost_usd", "retries", "cache_hits")
+_USAGE_KEYS: tuple[UsageKey, ...] = (
+    "calls",
+    "prompt_tokens",
+    "completion_tokens",
+    "cost_usd",
+    "retries",
+    "cache_hits",
+    "throttled",
+)
 
 
 def _usage_totals(rows: Sequence[ResultRow]) -> dict[str, Any] | None:

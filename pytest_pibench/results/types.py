@@ -135,7 +135,7 @@ class Transcript(TypedDict):
     """How the episode ended."""
 
 
-UsageKey = Literal["calls", "prompt_tokens", "completion_tokens", "cost_usd", "retries", "cache_hits"]
+UsageKey = Literal["calls", "prompt_tokens", "completion_tokens", "cost_usd", "retries", "cache_hits", "throttled"]
 """One counter of a participant's LLM usage."""
 
 
@@ -148,6 +148,7 @@ class UsageReport(TypedDict, total=False):
     cost_usd: float
     retries: int
     cache_hits: int
+    throttled: int
 
 
 class ResumeNote(TypedDict):

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_pibench.episode.protocols import InfrastructureError
+from pytest_pibench.participants.llm.limits import ProviderLimit, limiter_for
 
 __all__ = ["LLMClient", "LLMParticipant", "Usage", "split_model_spec"]
 
@@ -42,6 +43,8 @@ class Usage:
     cost_usd: float = 0.0
     retries: int = 0
     cache_hits: int = 0
+    throttled: int = 0
+    """Requests that waited for a provider-limit slot (``--pibench-rate-limit``)."""
 
     def add(self, other: Usage) -> None:
         for key, value in asdict(other).items():
@@ -95,7 +98,8 @@ class LLMClient:
     ``params`` are passed to ``litellm.completion`` (``api_base``, ``temperature``...),
     except our own keys: ``timeout`` (per call, default 60 s), ``max_attempts``
     (default 8), ``retry_seconds`` (total retry budget, default 120), ``retry_wait``
-    (first backoff, default 0.5 s) and ``cache_dir``.
+    (first backoff, default 0.5 s), ``cache_dir`` and ``rate_limits`` (``{model:
+    {"concurrent": N, "rpm": N}}``, :mod:`~pytest_pibench.participants.llm.limits`).
     """
 
     def __init__(self, model: str, params: Mapping[str, Any] | None = None) -> None:
@@ -107,6 +111,11 @@ class LLMClient:
         self.retry_wait = float(params.pop("retry_wait", DEFAULT_RETRY_WAIT))
         cache_dir = params.pop("cache_dir", None)
         self.cache = Path(cache_dir) if cache_dir else None
+        limits = {
+            name: ProviderLimit(value.get("concurrent"), value.get("rpm"))
+            for name, value in (params.pop("rate_limits", None) or {}).items()
+        }
+        self.limiter = limiter_for(model, limits)
         for key in ("model", "messages", "tools", "seed", "stream"):
             params.pop(key, None)
         self.params = params
@@ -162,7 +171,11 @@ class LLMClient:
             nonlocal attempts
             attempts += 1
             # litellm's and openai's own retries are off: tenacity is the one retry loop.
-            return litellm.completion(**request, timeout=self.timeout, num_retries=0, max_retries=0)
+            if self.limiter is None:
+                return litellm.completion(**request, timeout=self.timeout, num_retries=0, max_retries=0)
+            with self.limiter.slot() as waited:
+                self.usage.throttled += int(waited)
+                return litellm.completion(**request, timeout=self.timeout, num_retries=0, max_retries=0)
 
         retrying = tenacity.Retrying(
             retry=tenacity.retry_if_exception(_transient),
