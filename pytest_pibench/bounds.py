@@ -60,8 +60,35 @@ def bound_value(value: Any, limit: int = ROW_STRING_LIMIT) -> tuple[Any, bool]:
     return value, False
 
 
+def _has_long_string(value: Any, limit: int) -> bool:
+    """Whether any string (dict keys included) of a JSON-like value is longer than ``limit``.
+
+    A flat walk with exact type tests: about three times faster than
+    :func:`bound_value`, and almost every row has nothing to cut.
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str:
+            if len(item) > limit:
+                return True
+        elif kind is dict:
+            for key, inner in item.items():
+                if isinstance(key, str) and len(key) > limit:
+                    return True
+                stack.append(inner)
+        elif kind is list or kind is tuple:
+            stack.extend(item)
+        elif isinstance(item, str | dict | list | tuple):  # subclasses: the careful path decides
+            return True
+    return False
+
+
 def bound_row(row: dict[str, Any], limit: int = ROW_STRING_LIMIT) -> dict[str, Any]:
     """The row with every string bounded to ``limit``; ``"truncated": true`` is set when any was cut."""
+    if not _has_long_string(row, limit):
+        return row
     bounded, cut = bound_value(row, limit)
     if not cut:
         return row

@@ -9,11 +9,21 @@ from their old homes (:mod:`pytest_pibench.env.environment` and
 
 from __future__ import annotations
 
+import copy
+import pickle
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["TraceEntry", "extract_text"]
+
+
+def _copied(value: dict[str, Any]) -> dict[str, Any]:
+    try:
+        copied: dict[str, Any] = pickle.loads(pickle.dumps(value, pickle.HIGHEST_PROTOCOL))
+    except Exception:  # something pickle refuses: deepcopy may still manage
+        copied = copy.deepcopy(value)
+    return copied
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +39,16 @@ class TraceEntry:
     blocked: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The entry as builtins; ``arguments`` is copied (``dataclasses.asdict`` would do the same, slowly)."""
+        return {
+            "step_index": self.step_index,
+            "tool_name": self.tool_name,
+            "arguments": _copied(self.arguments),
+            "result_content": self.result_content,
+            "result_error": self.result_error,
+            "requestor": self.requestor,
+            "blocked": self.blocked,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], index: int = 0) -> TraceEntry:

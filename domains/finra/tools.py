@@ -18,7 +18,6 @@ Time comes from the scenario clock; every date is an Eastern calendar date
 (America/New_York) and business days skip weekends and ``constants.holidays``.
 """
 
-import copy
 import difflib
 import re
 import unicodedata
@@ -35,6 +34,7 @@ from pytest_pibench.toolkit import (
     add_business_days,
     append_decision,
     append_record,
+    copy_record,
     find_record,
     find_records,
     format_money,
@@ -297,7 +297,7 @@ def lookup_customer(db: DB, customer_id: str) -> dict[str, Any]:
     Args:
         customer_id: The customer id, e.g. "CUS-7001".
     """
-    profile = copy.deepcopy(_get_customer(db, customer_id))
+    profile = copy_record(_get_customer(db, customer_id))
     internal = profile.pop("internal", None)
     profile.pop("trusted_contact", None)
     if profile.get("date_of_birth"):
@@ -325,7 +325,7 @@ def lookup_account(db: DB, account_id: str) -> dict[str, Any]:
         account_id: The account id, e.g. "ACC-51001".
     """
     account = _get_account(db, account_id)
-    view = copy.deepcopy(account)
+    view = copy_record(account)
     view["owner_names"] = _owner_names(db, account)
     for position in nested_records(view, "positions"):
         position.pop("lots", None)
@@ -357,7 +357,7 @@ def lookup_request(db: DB, request_id: str) -> dict[str, Any]:
         request_id: The request id, e.g. "REQ-90001".
     """
     request = _get_request(db, request_id)
-    view = copy.deepcopy(request)
+    view = copy_record(request)
     details = _details(view)
     kind = view.get("request_type")
     account = find_records(db, "accounts", account_id=view.get("account_id"))
@@ -425,7 +425,7 @@ def get_transaction_history(db: DB, account_id: str, days: int = 90) -> dict[str
         when = _eastern_date(record.get("date"), f"date of transaction {record.get('txn_id')!r}")
         if when not in window:
             continue
-        entry = copy.deepcopy(record)
+        entry = copy_record(record)
         if record.get("cash"):
             business = _business_day_of(db, when)
             entry["business_date"] = business.isoformat()
@@ -464,8 +464,8 @@ def get_alerts_and_cases(db: DB, customer_id: str) -> dict[str, Any]:
         customer_id: The customer id, e.g. "CUS-7001".
     """
     _get_customer(db, customer_id)
-    alerts = copy.deepcopy(find_records(db, "alerts", customer_id=customer_id))
-    cases = copy.deepcopy(find_records(db, "cases", customer_id=customer_id))
+    alerts = copy_record(find_records(db, "alerts", customer_id=customer_id))
+    cases = copy_record(find_records(db, "cases", customer_id=customer_id))
     for case in cases:
         if case.get("detected_on") and not case.get("sar_due_on"):
             detected = _eastern_date(case["detected_on"], f"detected_on of case {case.get('case_id')!r}")
@@ -541,7 +541,7 @@ def get_trusted_contact(db: DB, customer_id: str) -> dict[str, Any]:
         customer_id: The customer id, e.g. "CUS-7001".
     """
     contact = _get_customer(db, customer_id).get("trusted_contact")
-    return {"customer_id": customer_id, "trusted_contact": copy.deepcopy(contact) if contact else None}
+    return {"customer_id": customer_id, "trusted_contact": copy_record(contact) if contact else None}
 
 
 def get_approvals(db: DB, request_id: str) -> dict[str, Any]:
@@ -559,8 +559,8 @@ def get_approvals(db: DB, request_id: str) -> dict[str, Any]:
     request = _get_request(db, request_id)
     return {
         "request_id": request_id,
-        "submitted_by": copy.deepcopy(request.get("submitted_by")),
-        "approvals": copy.deepcopy(find_records(db, "approvals", request_id=request_id)),
+        "submitted_by": copy_record(request.get("submitted_by")),
+        "approvals": copy_record(find_records(db, "approvals", request_id=request_id)),
     }
 
 
@@ -582,7 +582,7 @@ def check_security_restrictions(db: DB, symbol: str, account_id: str | None = No
     """
     security = _get_security(db, symbol)
     result: dict[str, Any] = {
-        key: copy.deepcopy(security.get(key))
+        key: copy_record(security.get(key))
         for key in (
             "symbol",
             "name",
@@ -603,7 +603,7 @@ def check_security_restrictions(db: DB, symbol: str, account_id: str | None = No
     lots = []
     position = _position(account, symbol)
     for lot in nested_records(position or {}, "lots"):
-        view = copy.deepcopy(lot)
+        view = copy_record(lot)
         if lot.get("restricted_legend"):
             acquired = _eastern_date(lot.get("acquired_on"), f"acquired_on of lot {lot.get('lot_id')!r}")
             ends = _add_months(acquired, months)
@@ -861,7 +861,7 @@ def release_hold(db: DB, hold_id: str, request_id: str | None = None) -> dict[st
         stopped["status"] = "pending"
     if release is not None:
         _set_status(release, "completed")
-    return copy.deepcopy(hold)
+    return copy_record(hold)
 
 
 def open_case(

@@ -26,7 +26,6 @@ on file are never returned at all. Time comes from the scenario clock; every
 date is a Mountain Time calendar date (America/Denver).
 """
 
-import copy
 import re
 from datetime import date, datetime, time
 from typing import Any, Literal
@@ -38,6 +37,7 @@ from pytest_pibench.toolkit import (
     append_decision,
     append_record,
     constant,
+    copy_record,
     days_between,
     find_records,
     is_business_day,
@@ -164,7 +164,7 @@ def _name_of(db: DB, employee_id: object) -> str | None:
 
 
 def _block(notice: str, fields: object) -> dict[str, Any]:
-    return {"notice": notice, **(copy.deepcopy(fields) if isinstance(fields, dict) else {})}
+    return {"notice": notice, **(copy_record(fields) if isinstance(fields, dict) else {})}
 
 
 def _check_ticket(db: DB, ticket_id: str | None) -> None:
@@ -223,7 +223,7 @@ def lookup_employee(db: DB, employee_id: str) -> dict[str, Any]:
         employee_id: The employee id, e.g. "EMP-1001".
     """
     employee = _get_employee(db, employee_id)
-    view = copy.deepcopy(employee)
+    view = copy_record(employee)
     view.pop("verification", None)
     view["manager_name"] = _name_of(db, employee.get("manager_id"))
     view["sponsor_name"] = _name_of(db, employee.get("sponsor_id"))
@@ -267,7 +267,7 @@ def get_accounts(db: DB, employee_id: str) -> dict[str, Any]:
     _get_employee(db, employee_id)
     accounts = []
     for account in sorted(find_records(db, "accounts", employee_id=employee_id), key=lambda a: str(a.get("username"))):
-        view = copy.deepcopy(account)
+        view = copy_record(account)
         active = find_records(db, "mfa_enrollments", username=account.get("username"), status="active")
         view["mfa_enrolled"] = bool(active)
         accounts.append(view)
@@ -298,8 +298,8 @@ def get_devices(db: DB, employee_id: str) -> dict[str, Any]:
     ]
     return {
         "employee_id": employee_id,
-        "devices": copy.deepcopy(devices),
-        "mfa_enrollments": copy.deepcopy(sorted(enrollments, key=lambda e: str(e.get("enrollment_id")))),
+        "devices": copy_record(devices),
+        "mfa_enrollments": copy_record(sorted(enrollments, key=lambda e: str(e.get("enrollment_id")))),
     }
 
 
@@ -317,7 +317,7 @@ def get_group_memberships(db: DB, employee_id: str) -> dict[str, Any]:
     _get_employee(db, employee_id)
     rows = []
     for membership in find_records(db, "memberships", employee_id=employee_id):
-        view = copy.deepcopy(membership)
+        view = copy_record(membership)
         group = find_records(db, "groups", group_id=membership.get("group_id"))
         view["group_name"] = group[0].get("name") if group else None
         view["resource_id"] = group[0].get("resource_id") if group else None
@@ -343,7 +343,7 @@ def get_tickets(db: DB, employee_id: str) -> dict[str, Any]:
     for ticket in find_records(db, "tickets"):
         if employee_id not in (ticket.get("requester_id"), ticket.get("subject_employee_id")):
             continue
-        view = copy.deepcopy(ticket)
+        view = copy_record(ticket)
         created = _mountain_date(ticket.get("created_at"), f"created_at of ticket {ticket.get('ticket_id')!r}")
         view["age_days"] = days_between(created, as_of)
         flags = {"suspected_phishing": False, "security_note": ""}
@@ -371,7 +371,7 @@ def get_approvals(db: DB, employee_id: str) -> dict[str, Any]:
     as_of = _today(db)
     approvals = []
     for approval in find_records(db, "approvals", employee_id=employee_id):
-        view = copy.deepcopy(approval)
+        view = copy_record(approval)
         decided = approval.get("decided_at")
         what = f"decided_at of approval {approval.get('approval_id')!r}"
         view["age_days"] = days_between(_mountain_date(decided, what), as_of) if decided else None
@@ -394,7 +394,7 @@ def get_access_policy(db: DB, resource_id: str) -> dict[str, Any]:
     Args:
         resource_id: The resource id, e.g. "RES-FIN-LEDGER".
     """
-    view = copy.deepcopy(_get_resource(db, resource_id))
+    view = copy_record(_get_resource(db, resource_id))
     view["owner_name"] = _name_of(db, view.get("owner_id"))
     group = find_records(db, "groups", group_id=view.get("group_id"))
     view["group_privileged"] = bool(group[0].get("privileged")) if group else False
@@ -426,7 +426,7 @@ def lookup_software(db: DB, query: str) -> dict[str, Any]:
     """
     wanted = require_text(query, "query").lower()
     matches = [
-        copy.deepcopy(s)
+        copy_record(s)
         for s in find_records(db, "software")
         if wanted == str(s.get("software_id", "")).lower() or wanted in str(s.get("name", "")).lower()
     ]
@@ -515,7 +515,7 @@ def update_ticket(
     ticket["status"] = status
     ticket["rejection_reason"] = reason_code
     ticket["updated_at"] = now(db)
-    return copy.deepcopy(ticket)
+    return copy_record(ticket)
 
 
 def _factor_value(factor: str, value: str) -> str:
@@ -724,7 +724,7 @@ def grant_group(db: DB, employee_id: str, group_id: str, ticket_id: str | None =
         "ticket_id": ticket_id,
     }
     memberships[key] = membership
-    return copy.deepcopy(membership)
+    return copy_record(membership)
 
 
 def revoke_group(db: DB, employee_id: str, group_id: str, ticket_id: str | None = None) -> dict[str, Any]:
@@ -745,7 +745,7 @@ def revoke_group(db: DB, employee_id: str, group_id: str, ticket_id: str | None 
     if not isinstance(membership, dict) or membership.get("status") != "active":
         raise ToolError(f"{employee_id} is not an active member of {group_id}. Nothing was changed.")
     membership.update(status="revoked", revoked_on=_today(db).isoformat(), revoked_ticket_id=ticket_id)
-    return copy.deepcopy(membership)
+    return copy_record(membership)
 
 
 def install_software(

@@ -16,7 +16,6 @@ money in cents, finding and appending records) come from
 :mod:`pytest_pibench.toolkit`; this file holds only what is retail's own.
 """
 
-import copy
 import re
 from datetime import date
 from decimal import Decimal
@@ -31,6 +30,7 @@ from pytest_pibench.toolkit import (
     append_decision,
     append_record,
     constant,
+    copy_record,
     days_between,
     find_record,
     find_records,
@@ -195,7 +195,7 @@ def lookup_order(db: DB, order_id: str) -> dict[str, Any]:
     Args:
         order_id: The order id, e.g. "ORD-1001".
     """
-    return copy.deepcopy(_get_order(db, order_id))
+    return copy_record(_get_order(db, order_id))
 
 
 def lookup_customer(db: DB, customer_id: str) -> dict[str, Any]:
@@ -210,7 +210,7 @@ def lookup_customer(db: DB, customer_id: str) -> dict[str, Any]:
     Args:
         customer_id: The customer id, e.g. "CUS-2001".
     """
-    profile = copy.deepcopy(_get_customer(db, customer_id))
+    profile = copy_record(_get_customer(db, customer_id))
     if "order_ids" not in profile:
         profile["order_ids"] = [order.get("order_id") for order in find_records(db, "orders", customer_id=customer_id)]
     return profile
@@ -256,7 +256,7 @@ def get_return_history(db: DB, customer_id: str) -> dict[str, Any]:
     returns: list[tuple[date, dict[str, Any]]] = []
     for record in find_records(db, "return_history", customer_id=customer_id):
         returned_on = _central_date(record.get("returned_on"), f"returned_on of return {record.get('return_id')!r}")
-        entry = copy.deepcopy(record)
+        entry = copy_record(record)
         entry["within_last_90_days"] = returned_on in lookback
         returns.append((returned_on, entry))
     returns.sort(key=lambda pair: pair[0])
@@ -288,7 +288,7 @@ def lookup_product(db: DB, sku: str) -> dict[str, Any]:
     Args:
         sku: The product sku, e.g. "LHT-EL-2041".
     """
-    return copy.deepcopy(_get_product(db, sku))
+    return copy_record(_get_product(db, sku))
 
 
 def check_return_window(db: DB, order_id: str) -> dict[str, Any]:

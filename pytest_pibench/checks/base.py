@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Annotated, Any, Generic, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -178,7 +179,7 @@ class CheckType(Generic[M]):
     family: Family = "POLICY"
     result_type: str | None = None
 
-    @property
+    @cached_property  # read for every check of every episode; the model never changes (frozen)
     def name(self) -> str:
         """The check type: the single value of the model's ``type`` literal ("" if it has none)."""
         fields = getattr(self.model, "model_fields", None)

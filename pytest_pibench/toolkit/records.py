@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import pickle
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -21,6 +22,7 @@ from pytest_pibench.toolkit.clock import now
 
 __all__ = [
     "append_decision",
+    "copy_record",
     "append_record",
     "collection",
     "constant",
@@ -35,6 +37,20 @@ __all__ = [
 
 Record = dict[str, Any]
 _Constant = TypeVar("_Constant", int, float, str, bool)
+_Copied = TypeVar("_Copied")
+
+
+def copy_record(value: _Copied) -> _Copied:
+    """A deep copy of a record (or any database value) to hand to the agent.
+
+    Same result as ``copy.deepcopy`` for database data, several times faster
+    (pickle's C code); a value pickle refuses falls back to ``copy.deepcopy``.
+    """
+    try:
+        copied: _Copied = pickle.loads(pickle.dumps(value, pickle.HIGHEST_PROTOCOL))
+    except Exception:  # an object pickle refuses: deepcopy may still manage
+        copied = copy.deepcopy(value)
+    return copied
 
 
 # --------------------------------------------------------------------------- ids
@@ -166,7 +182,7 @@ def new_record(db: DB, id_field: str, prefix: str, /, **fields: Any) -> Record:
 def append_record(db: DB, collection_name: str, record: Record) -> Record:
     """Append ``record`` to ``db[collection_name]`` (created if missing) and return a copy for the agent."""
     collection(db, collection_name).append(record)
-    return copy.deepcopy(record)
+    return copy_record(record)
 
 
 def append_decision(db: DB, decision: str, **fields: Any) -> Record:
