@@ -69,6 +69,9 @@ class OracleAgent:
     the trajectory's decision is appended (with the latest ``after_turn``).
     """
 
+    pibench_never_blocks = True
+    """Computed from the scenario, never waits on anything: called without the deadline thread."""
+
     model_name = "oracle"
 
     def __init__(self, scenario: Scenario) -> None:
@@ -129,6 +132,9 @@ class BaselineAgent:
     Required ``record_decision`` arguments besides ``decision`` are filled from
     the schema (``rationale`` gets a sentence), so the call is valid in any domain.
     """
+
+    pibench_never_blocks = True
+    """Computed from the scenario, never waits on anything: called without the deadline thread."""
 
     def __init__(self, decision: str | None) -> None:
         self.decision = decision

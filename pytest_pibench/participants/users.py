@@ -28,6 +28,9 @@ class ScriptedUser:
     lines are stage directions for an LLM user and are never spoken.
     """
 
+    pibench_never_blocks = True
+    """Computed from the scenario, never waits on anything: called without the deadline thread."""
+
     model_name = "scripted"
 
     def __init__(self) -> None:
