@@ -5,7 +5,8 @@
                                            or a domain / file stem / scenario id by name
     pi run-domain DOMAIN [--num-trials N] [--concurrency N] [--workers N]
     pi validate [PATH...]                  the scenario validator; exit 1 on any problem
-    pi report FILE [-o OUT]                results or pytest-json-report file -> leaderboard JSON
+    pi report FILE... [-o OUT] [--results R]  results or pytest-json-report file -> leaderboard JSON;
+                                           several files (the shards of one run) are merged first
     pi schema                              the JSON Schema of scenario files
     pi generate SCENARIO... [--style S] [--seed N] [--out DIR]
                                            certified pressure variants of hand-written scenarios
@@ -27,10 +28,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
-
-if TYPE_CHECKING:
-    from pytest_pibench.results.types import ResultsDocument
+from typing import Any, NoReturn
 
 __all__ = ["USAGE_ERROR", "main"]
 
@@ -210,71 +208,14 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def read_run(path: str) -> ResultsDocument:
-    """A results document from our results file (a partial one folds its journal in), a journal,
-    or a pytest-json-report file."""
-    from pytest_pibench.results.document import read_results
-
-    try:
-        return read_results(path)
-    except ValueError as first:
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            raise SystemExit(f"pi report: {first}") from None
-    if isinstance(data, dict) and isinstance(data.get("tests"), list):
-        rows = [t["metadata"]["pibench"] for t in data["tests"] if "pibench" in (t.get("metadata") or {})]
-        if rows:
-            block = data.get("pibench") or {}
-            document: ResultsDocument = {
-                "rows": rows,
-                "wall_time": float(data.get("duration") or 0.0),
-                "complete": block.get("complete", True),
-            }
-            if block.get("validity"):
-                document["validity"] = block["validity"]
-            return document
-        raise SystemExit(f"pi report: {path} has no pi-bench metadata (was the run made with --json-report?)")
-    raise SystemExit(f"pi report: {path} is neither a pi-bench results file nor a pytest-json-report file")
-
-
 def _cmd_report(args: argparse.Namespace) -> int:
-    from pytest_pibench.plugin.options import ERROR_BUDGET_EXIT_CODE
-    from pytest_pibench.results.document import validity
-    from pytest_pibench.results.leaderboard import leaderboard_path, to_leaderboard
+    from pytest_pibench.report import ReportError, report_command
 
-    document = read_run(_existing(args.file))
-    rows, wall = list(document.get("rows") or []), float(document.get("wall_time") or 0.0)
-    if args.max_error_rate is not None:
-        budget = args.max_error_rate
-    else:
-        recorded = document.get("validity")
-        budget = float((recorded.get("max_error_rate") if recorded else None) or 0.0)
-    complete = document.get("complete") is not False
-    agents = list(dict.fromkeys(str(r.get("agent", "agent")) for r in rows))
-    artifacts = {}
-    problems: list[str] = []
-    for agent in agents:
-        mine = [r for r in rows if r.get("agent", "agent") == agent]
-        artifact = to_leaderboard(mine, agent_id=agent, time_used=round(wall, 3))
-        artifact["pibench_validity"] = validity(
-            mine, max_error_rate=budget, complete=complete, ended_by=document.get("ended_by")
-        )
-        problems += [p for p in artifact["pibench_validity"]["problems"] if p not in problems]
-        artifacts[agent] = artifact
-    if not args.output:
-        payload: Any = artifacts[agents[0]] if len(agents) == 1 else list(artifacts.values())
-        print(json.dumps(payload, indent=1))
-    else:
-        out = Path(args.output)
-        for agent, artifact in artifacts.items():
-            target = leaderboard_path(out, agent, several=len(agents) > 1)
-            target.write_text(json.dumps(artifact, indent=1) + "\n", encoding="utf-8")
-            print(f"wrote {target}")
-    if problems:
-        print(f"pi report: NOT VALID FOR THE LEADERBOARD: {'; '.join(problems)}", file=sys.stderr)
-        return ERROR_BUDGET_EXIT_CODE
-    return 0
+    files = [_existing(name) for name in args.file]
+    try:
+        return report_command(files, output=args.output, results=args.results, max_error_rate=args.max_error_rate)
+    except ReportError as exc:
+        raise _UsageError(f"report: {exc}") from None
 
 
 def _cmd_generate(args: argparse.Namespace) -> int:
@@ -336,8 +277,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     _run_options(run_domain)
     check = commands.add_parser("validate", help="validate scenarios (exit 1 on any problem)")
     check.add_argument("paths", nargs="*", help="files or folders (default: the bundled scenarios)")
-    report = commands.add_parser("report", help="leaderboard artifact from a results or json-report file")
-    report.add_argument("file")
+    report = commands.add_parser(
+        "report", help="leaderboard artifact from a results or json-report file (several: the shards of one run)"
+    )
+    report.add_argument("file", nargs="+", help="results files; several are merged (shards of one run)")
+    report.add_argument("--results", help="also write the (merged) results document here")
     report.add_argument("-o", "--output", help="write here instead of standard output")
     report.add_argument(
         "--max-error-rate",

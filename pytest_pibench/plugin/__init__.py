@@ -222,6 +222,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         keep = {id(i) for i in idle}
         items[:] = [i for i in items if id(i) not in keep]
         config.hook.pytest_deselected(items=idle)
+    shard = config.stash[SETTINGS_KEY].shard
+    if shard is not None:
+        _keep_shard(config, items, shard)
+
+
+def _keep_shard(config: pytest.Config, items: list[pytest.Item], shard: tuple[int, int]) -> None:
+    """``--pibench-shard I/N``: the scenario items at positions I-1, I-1+N, ... of the node ids in order.
+
+    Node ids, not collection order, so every machine computes the same split
+    whatever its paths or plugins; the other tests of a session are kept.
+    """
+    index, count = shard
+    scenario_ids = sorted(i.nodeid for i in items if getattr(getattr(i, "obj", None), "_pibench_scenario", False))
+    mine = set(scenario_ids[index - 1 :: count])
+    other = [i for i in items if i.nodeid in set(scenario_ids) and i.nodeid not in mine]
+    if other:
+        drop = {id(i) for i in other}
+        items[:] = [i for i in items if id(i) not in drop]
+        config.hook.pytest_deselected(items=other)
 
 
 @pytest.hookimpl(tryfirst=True)

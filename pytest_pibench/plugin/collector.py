@@ -192,6 +192,7 @@ class ResultCollector:
             planned_items=self.planned_items,
             ended_by=ended_by,
             max_error_rate=self.settings.max_error_rate,
+            shard=self.settings.shard,
         )
         try:
             add_extension_metrics(self.config, self.document)

@@ -89,6 +89,8 @@ class Settings:
     judge: str | None = None
     judge_args: dict[str, Any] = field(default_factory=dict)
     cache: str | None = None
+    shard: tuple[int, int] | None = None
+    """``--pibench-shard I/N``: this run is shard I of N (1-based); None for a whole run."""
     rate_limits: dict[str, dict[str, int | None]] = field(default_factory=dict)
     """``--pibench-rate-limit``: this process's share of each model's limit (``{"concurrent", "rpm"}``)."""
 
@@ -239,6 +241,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "exits 9 (default 0: any error row)",
     ),
     OptionSpec("resume", "PATH", help="results file or journal of an earlier run: reuse its finished rows"),
+    OptionSpec(
+        "shard",
+        "I/N",
+        help="run shard I of N (1-based) of the scenario items, e.g. on N machines; merge the results files "
+        "with 'pi report A.json B.json ...'",
+    ),
 )
 """Every ``--pibench-*`` option, declared once: the plugin's options and ini keys and ``pi run``'s flags."""
 
@@ -333,6 +341,19 @@ def _rate_limits(config: pytest.Config, values: list[str]) -> dict[str, dict[str
     return out
 
 
+def _shard(value: Any) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    index, sep, count = str(value).partition("/")
+    try:
+        shard = (int(index), int(count))
+    except ValueError:
+        shard = (0, 0)
+    if not sep or not 1 <= shard[0] <= shard[1]:
+        raise pytest.UsageError(f"--pibench-shard: expected I/N with 1 <= I <= N (e.g. 2/4), got {value!r}")
+    return shard
+
+
 def read_settings(config: pytest.Config) -> Settings:
     """Read and check every option; a bad value is a usage error (exit code 4) with a message."""
     timeout = _number(config, "timeout", float, 0)
@@ -362,4 +383,5 @@ def read_settings(config: pytest.Config) -> Settings:
         judge_args=_key_values("judge-arg", list(_raw(config, "judge-arg") or [])),
         cache=_raw(config, "cache"),
         rate_limits=_rate_limits(config, list(_raw(config, "rate-limit") or [])),
+        shard=_shard(_raw(config, "shard")),
     )

@@ -4,11 +4,12 @@ A run is bound by model latency, so episodes should overlap their waits. pytest
 runs one item at a time, and it must stay so: each scenario file is an item with
 a subtest per check, reported in order, and ``-x``, ``--maxfail``, Ctrl-C and
 the per-episode timeout keep their meaning. So the items themselves stay
-sequential and only their episodes run ahead: when an item starts, the episodes
-of the next N-1 scenario items this process will run are started on a thread
-pool, and each item then waits for its own episode (usually finished by then)
-and reports it. Under pytest-xdist, "the items this process will run" is the
-worker's own queue; without xdist it is the session's item list.
+sequential and only their episodes run ahead: while an item waits for its
+episode, up to N episodes of it and the scenario items this process will run
+next are kept running on a thread pool (refilled as each finishes, at most 4N
+finished rows held back), and each item reports its own episode in order.
+Under pytest-xdist, "the items this process will run" is the worker's own
+queue; without xdist it is the session's item list.
 
 An episode is deterministic given its seed, and each one builds its own agent
 and user, so results do not depend on N or ``-n``. Episodes whose agent cannot
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
 import pytest
@@ -51,6 +52,9 @@ class EpisodePrefetcher:
         self._job_for = job_for
         self._pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="pibench-episode")
         self._futures: dict[str, Future[ResultRow]] = {}
+        self._consumed: set[str] = set()
+        self.buffered = 4 * concurrency
+        """Most finished-but-unreported episodes kept (rows wait in memory for their items)."""
         self._lock = threading.Lock()
         self.ran_ahead = 0
         """How many episodes were started ahead of their item (for tests and benchmarks)."""
@@ -58,14 +62,21 @@ class EpisodePrefetcher:
     def row_for(self, item: pytest.Item, run_here: Job) -> ResultRow:
         """``item``'s row: its episode started ahead (waited for), else ``run_here()`` now.
 
-        Starts the episodes of the next scenario items first, so they overlap
-        with this one.
+        Keeps up to ``concurrency`` episodes of the items from this one on
+        running while it waits, refilling as any of them finishes, so one slow
+        episode does not hold the others back.
         """
         self._schedule(item)
         with self._lock:
             future = self._futures.pop(item.nodeid, None)
+            self._consumed.add(item.nodeid)
         if future is None:
             return run_here()
+        while not future.done():
+            with self._lock:
+                running = [f for f in self._futures.values() if not f.done()]
+            wait([future, *running], return_when=FIRST_COMPLETED)
+            self._schedule(item)
         return future.result()
 
     def _schedule(self, current: pytest.Item) -> None:
@@ -74,9 +85,10 @@ class EpisodePrefetcher:
             return
         for item in self._upcoming(current):
             with self._lock:
-                if len(self._futures) >= self.concurrency:
+                running = sum(1 for f in self._futures.values() if not f.done())
+                if running >= self.concurrency or len(self._futures) >= self.buffered:
                     return
-                if item.nodeid in self._futures:
+                if item.nodeid in self._futures or item.nodeid in self._consumed:
                     continue
             job = self._job_for(item)
             if job is None:

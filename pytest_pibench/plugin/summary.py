@@ -150,6 +150,12 @@ def summary_lines(document: ResultsDocument, extra_rows: Sequence[tuple[str, lis
 def _banner(document: ResultsDocument) -> list[str]:
     """A partial or invalid run says so before any number."""
     lines = []
+    shard = document.get("shard")
+    if shard:
+        lines.append(
+            f"SHARD {shard['index']} of {shard['count']}: these numbers cover this shard only; merge the shards' "
+            "results files with 'pi report A.json B.json ...'"
+        )
     if document.get("complete") is False:
         done = len({r.get("nodeid") for r in document["rows"]})
         planned = document.get("planned_items")

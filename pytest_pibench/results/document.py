@@ -125,13 +125,17 @@ def results_document(
     planned_items: int | None = None,
     ended_by: str | None = None,
     max_error_rate: float = 0.0,
+    shard: tuple[int, int] | None = None,
 ) -> ResultsDocument:
-    """Our versioned results file: settings, metrics per agent, validity, every row (with its transcript)."""
+    """Our versioned results file: settings, metrics per agent, validity, every row (with its transcript).
+
+    ``shard`` (I, N) marks the results of one shard of a sharded run (``--pibench-shard``).
+    """
     ordered = sorted(rows, key=_row_order(list(settings.get("agents") or [])))
     by_agent: dict[str, list[ResultRow]] = defaultdict(list)
     for row in ordered:
         by_agent[str(row.get("agent"))].append(row)
-    return {
+    document: ResultsDocument = {
         "format": RESULTS_FORMAT,
         "format_version": RESULTS_FORMAT_VERSION,
         "pytest_pibench_version": __version__,
@@ -146,6 +150,11 @@ def results_document(
         "agents": {agent: {"metrics": compute_metrics(agent_rows)} for agent, agent_rows in by_agent.items()},
         "rows": ordered,
     }
+    if shard:  # one shard's numbers are not the run's: publish the merge of every shard (pi report)
+        document["shard"] = {"index": shard[0], "count": shard[1]}
+        document["validity"]["problems"].append(f"shard {shard[0]} of {shard[1]} only: merge every shard's results")
+        document["validity"]["valid"] = False
+    return document
 
 
 def journal_path(results: str | Path) -> Path:

@@ -346,3 +346,5 @@ class ResultsDocument(TypedDict, total=False):
     """Every row: agents in command-line order, then by scenario id and trial."""
     journal: str
     """The journal holding the rows of a run in progress (or read from)."""
+    shard: dict[str, int]
+    """``{"index": I, "count": N}`` when the run was shard I of N (``--pibench-shard``)."""

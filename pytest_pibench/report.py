@@ -1,0 +1,119 @@
+"""``pi report``: leaderboard artifacts from results files, merging the shards of one run.
+
+Reads our results file (a partial one folds its journal in), a journal, or a
+pytest-json-report file; several files are the shards of one run
+(``--pibench-shard I/N``) and are merged strictly
+(:func:`~pytest_pibench.results.merge.merge_documents`). The exit code is 9
+when the numbers may not be published (error budget, partial run, a missing
+shard, a shard alone), as for the run itself.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pytest_pibench.plugin.options import ERROR_BUDGET_EXIT_CODE
+from pytest_pibench.results.document import atomic_write_json, read_results, validity
+from pytest_pibench.results.leaderboard import leaderboard_path, to_leaderboard
+from pytest_pibench.results.merge import MergeError, merge_documents
+from pytest_pibench.results.types import ResultsDocument
+
+__all__ = ["ReportError", "read_run", "report_command"]
+
+
+class ReportError(Exception):
+    """A bad ``pi report`` input: a missing file, files that cannot be merged (exit code 4)."""
+
+
+def read_run(path: str) -> ResultsDocument:
+    """A results document from our results file (a partial one folds its journal in), a journal,
+    or a pytest-json-report file."""
+    try:
+        return read_results(path)
+    except ValueError as first:
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            raise SystemExit(f"pi report: {first}") from None
+    if isinstance(data, dict) and isinstance(data.get("tests"), list):
+        rows = [t["metadata"]["pibench"] for t in data["tests"] if "pibench" in (t.get("metadata") or {})]
+        if rows:
+            block = data.get("pibench") or {}
+            document: ResultsDocument = {
+                "rows": rows,
+                "wall_time": float(data.get("duration") or 0.0),
+                "complete": block.get("complete", True),
+            }
+            if block.get("validity"):
+                document["validity"] = block["validity"]
+            return document
+        raise SystemExit(f"pi report: {path} has no pi-bench metadata (was the run made with --json-report?)")
+    raise SystemExit(f"pi report: {path} is neither a pi-bench results file nor a pytest-json-report file")
+
+
+def report_command(
+    files: Sequence[str], *, output: str | None = None, results: str | None = None, max_error_rate: float | None = None
+) -> int:
+    """``pi report``: leaderboard artifacts (and optionally the merged results) of one run; the exit code.
+
+    Several files are the shards of one run and are merged first.
+
+    Raises:
+        ReportError: for a file that does not exist or files that cannot be merged.
+    """
+
+    for name in files:
+        if not Path(name).exists():
+            raise ReportError(f"no such file or directory: {name}")
+    documents = [(name, read_run(name)) for name in files]
+    if len(documents) == 1:
+        document = documents[0][1]
+    else:
+        try:
+            document = merge_documents(documents)
+        except MergeError as exc:
+            raise ReportError(str(exc)) from None
+    if results:
+        atomic_write_json(results, document)
+        print(f"wrote {results}")
+    rows, wall = list(document.get("rows") or []), float(document.get("wall_time") or 0.0)
+    if max_error_rate is not None:
+        budget = max_error_rate
+    else:
+        recorded = document.get("validity")
+        budget = float((recorded.get("max_error_rate") if recorded else None) or 0.0)
+    complete = document.get("complete") is not False
+    agents = list(dict.fromkeys(str(r.get("agent", "agent")) for r in rows))
+    artifacts = {}
+    problems: list[str] = []
+    for agent in agents:
+        mine = [r for r in rows if r.get("agent", "agent") == agent]
+        artifact = to_leaderboard(mine, agent_id=agent, time_used=round(wall, 3))
+        artifact["pibench_validity"] = validity(
+            mine, max_error_rate=budget, complete=complete, ended_by=document.get("ended_by")
+        )
+        shard = document.get("shard")
+        if shard:  # one shard alone is not the run
+            artifact["pibench_validity"]["problems"].append(
+                f"shard {shard['index']} of {shard['count']} only: merge every shard's results"
+            )
+            artifact["pibench_validity"]["valid"] = False
+        problems += [p for p in artifact["pibench_validity"]["problems"] if p not in problems]
+        artifacts[agent] = artifact
+    if not output:
+        payload: Any = artifacts[agents[0]] if len(agents) == 1 else list(artifacts.values())
+        print(json.dumps(payload, indent=1))
+    else:
+        out = Path(output)
+        for agent, artifact in artifacts.items():
+            target = leaderboard_path(out, agent, several=len(agents) > 1)
+            target.write_text(json.dumps(artifact, indent=1) + "\n", encoding="utf-8")
+            print(f"wrote {target}")
+    if problems:
+        print(f"pi report: NOT VALID FOR THE LEADERBOARD: {'; '.join(problems)}", file=sys.stderr)
+        return ERROR_BUDGET_EXIT_CODE
+    return 0
