@@ -83,7 +83,12 @@ class EpisodePrefetcher:
         if self.session.shouldstop or self.session.shouldfail:
             self.cancel()
             return
-        for item in self._upcoming(current):
+        upcoming = list(self._upcoming(current))
+        with self._lock:  # items this process will no longer run (xdist work stealing took them)
+            stale = set(self._futures) - {item.nodeid for item in upcoming}
+            for nodeid in stale:
+                self._futures.pop(nodeid).cancel()
+        for item in upcoming:
             with self._lock:
                 running = sum(1 for f in self._futures.values() if not f.done())
                 if running >= self.concurrency or len(self._futures) >= self.buffered:

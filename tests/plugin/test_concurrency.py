@@ -95,9 +95,12 @@ def test_results_are_identical_under_any_concurrency_and_workers(slow_project):
     both = slow_project.runpytest_subprocess(*args, "-n", "2", "--pibench-concurrency=3",
                                              "--pibench-results=both.json")
     both.stdout.fnmatch_lines(["*2 workers*"])
+    slow_project.runpytest_subprocess(*args, "-n", "2", "--dist=worksteal", "--pibench-concurrency=4",
+                                      "--pibench-results=steal.json")
     serial = comparable(slow_project.path / "serial.json")
     assert comparable(slow_project.path / "threads.json") == serial
     assert comparable(slow_project.path / "both.json") == serial
+    assert comparable(slow_project.path / "steal.json") == serial  # stolen items' early episodes are dropped
     assert max(peaks(slow_project.path)) >= 2  # the workers' episodes did overlap
 
 
