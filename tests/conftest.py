@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -53,9 +54,16 @@ def write_scenario(workspace: Path) -> Callable[..., Path]:
 
 @pytest.fixture
 def toy_project(pytester: pytest.Pytester) -> pytest.Pytester:
-    """A pytester folder holding the toy workspace (domains/ and scenarios/)."""
+    """A pytester folder holding the toy workspace (domains/ and scenarios/).
+
+    With ``PIBENCH_TEST_CONCURRENCY=N`` in the environment its runs use ``--pibench-concurrency N``
+    (through the ini file), so the plugin's behaviour tests can be run again with episodes in flight.
+    """
     shutil.copytree(TOY_WORKSPACE / "domains", pytester.path / "domains")
     shutil.copytree(TOY_WORKSPACE / "scenarios", pytester.path / "scenarios")
+    concurrency = os.environ.get("PIBENCH_TEST_CONCURRENCY")
+    if concurrency:
+        pytester.makeini(f"[pytest]\npibench_concurrency = {int(concurrency)}\n")
     return pytester
 
 

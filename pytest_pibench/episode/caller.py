@@ -7,6 +7,8 @@ import threading
 import time
 from typing import Any
 
+from pytest_pibench.episode import interrupt
+
 __all__ = ["CallTimeout", "ParticipantCaller"]
 
 
@@ -40,6 +42,25 @@ class ParticipantCaller:
                 outcome["error"] = exc
             done.set()
 
+    @staticmethod
+    def _wait(done: threading.Event, deadline: float) -> bool:
+        """Wait for the call until the deadline; a stop (Ctrl-C, SIGTERM) ends the wait at once.
+
+        In the main thread the signal itself interrupts the wait; an episode
+        running ahead on another thread (``--pibench-concurrency``) sees the
+        stop through the flag, polled here.
+        """
+        if threading.current_thread() is threading.main_thread():
+            return done.wait(max(0.0, deadline - time.monotonic()))
+        while True:
+            remaining = deadline - time.monotonic()
+            if done.wait(max(0.0, min(remaining, 0.2))):
+                return True
+            if interrupt.requested():
+                raise KeyboardInterrupt
+            if remaining <= 0.2:
+                return False
+
     def __call__(self, fn: Any, *args: Any, limit: float | None = None) -> Any:
         deadline = self.deadline if limit is None else time.monotonic() + limit
         if deadline is None or getattr(getattr(fn, "__self__", None), "pibench_never_blocks", False):
@@ -53,7 +74,7 @@ class ParticipantCaller:
         done = threading.Event()
         self._jobs.put((fn, args, outcome, done))
         try:
-            finished = done.wait(max(0.0, deadline - time.monotonic()))
+            finished = self._wait(done, deadline)
         except Exception as exc:  # only a signal can break the wait (e.g. "release unlocked lock")
             raise KeyboardInterrupt from exc
         if not finished:

@@ -22,9 +22,10 @@ already running finish (bounded by the timeout) and are discarded.
 
 from __future__ import annotations
 
+import queue
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from typing import Any
 
 import pytest
@@ -50,7 +51,7 @@ class EpisodePrefetcher:
         self.session = session
         self.concurrency = concurrency
         self._job_for = job_for
-        self._pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="pibench-episode")
+        self._pool = _DaemonPool(concurrency)
         self._futures: dict[str, Future[ResultRow]] = {}
         self._consumed: set[str] = set()
         self.buffered = 4 * concurrency
@@ -128,7 +129,44 @@ class EpisodePrefetcher:
 
     def close(self) -> None:
         self.cancel()
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool.shutdown()
+
+
+class _DaemonPool:
+    """A fixed set of daemon threads running jobs into futures.
+
+    Not ``ThreadPoolExecutor``: its threads are joined at interpreter exit, so
+    one episode of an agent that hangs with no timeout would keep a stopped
+    run (Ctrl-C, ``-x``) from exiting. Episodes left running when the session
+    ends are discarded; daemon threads never hold the process.
+    """
+
+    def __init__(self, workers: int) -> None:
+        self._jobs: queue.SimpleQueue[tuple[Future[ResultRow], Job] | None] = queue.SimpleQueue()
+        self._threads = [
+            threading.Thread(target=self._work, name=f"pibench-episode-{n}", daemon=True) for n in range(workers)
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def _work(self) -> None:
+        while (task := self._jobs.get()) is not None:
+            future, job = task
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(job())
+            except BaseException as exc:  # handed to the item that waits for it (Ctrl-C too)
+                future.set_exception(exc)
+
+    def submit(self, job: Job) -> Future[ResultRow]:
+        future: Future[ResultRow] = Future()
+        self._jobs.put((future, job))
+        return future
+
+    def shutdown(self) -> None:
+        for _ in self._threads:
+            self._jobs.put(None)
 
 
 def _xdist_queue(config: pytest.Config) -> list[int] | None:

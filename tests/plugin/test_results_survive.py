@@ -14,6 +14,12 @@ import pytest
 
 from pytest_pibench.cli import main as pi_main
 
+KILLED_IN_FLIGHT = pytest.mark.skipif(
+    bool(os.environ.get("PIBENCH_TEST_CONCURRENCY")),
+    reason="with episodes in flight, an agent that kills the process also kills the episodes not yet reported "
+    "(documented in the README; --pibench-resume re-runs them)",
+)
+
 # An agent that plays the toy ALLOW scenario's gold calls, and on the ESCALATE one does what
 # the environment variable TOY_AGENT_MODE says: "exit" kills the process, "sleep" hangs.
 AGENT = """
@@ -74,6 +80,7 @@ def wait_for_rows(journal: Path, count: int, limit: float = 60) -> None:
     raise AssertionError(f"the journal never had {count} row(s)")
 
 
+@KILLED_IN_FLIGHT
 def test_an_agent_that_kills_the_process_leaves_every_finished_row_on_disk(project):
     out = run(project, "--pibench-agent=toyagent:Agent", mode="exit")
     assert out.returncode == 3, out.stdout + out.stderr
@@ -119,6 +126,7 @@ def test_maxfail_makes_a_partial_run(project):
     assert results["complete"] is False and results["ended_by"].startswith("stopped early")
 
 
+@KILLED_IN_FLIGHT  # the first run is killed by its agent: see the mark
 def test_resume_reuses_unchanged_rows_and_reruns_the_rest(project):
     first = run(project, "--pibench-agent=toyagent:Agent", mode="exit")
     assert first.returncode == 3
