@@ -38,6 +38,7 @@ from pytest_pibench.toolkit import (
     find_record,
     find_records,
     format_money,
+    holidays_of,
     is_business_day,
     local_date,
     money,
@@ -169,8 +170,7 @@ def _today(db: DB) -> date:
 
 
 def _holidays(db: DB) -> set[date]:
-    values = (db.get("constants") or {}).get("holidays") or []
-    return {_eastern_date(v, "a holiday in constants.holidays") for v in values if isinstance(v, str)}
+    return holidays_of(db, EASTERN_TIME)
 
 
 def _business_day_of(db: DB, day: date) -> date:

@@ -40,6 +40,7 @@ from pytest_pibench.toolkit import (
     copy_record,
     days_between,
     find_records,
+    holidays_of,
     is_business_day,
     local_date,
     local_now,
@@ -135,8 +136,7 @@ def _mountain_date(value: object, what: str) -> date:
 
 
 def _holidays(db: DB) -> set[date]:
-    values = (db.get("constants") or {}).get("holidays") or []
-    return {_mountain_date(v, "a holiday in constants.holidays") for v in values if isinstance(v, str)}
+    return holidays_of(db, MOUNTAIN_TIME)
 
 
 def _business_hours(db: DB) -> tuple[bool, datetime]:

@@ -26,6 +26,7 @@ from zoneinfo import ZoneInfo
 from pytest_pibench.toolkit.base import DB, ToolError
 
 __all__ = [
+    "holidays_of",
     "DEFAULT_NOW",
     "DateWindow",
     "add_business_days",
@@ -194,6 +195,12 @@ def business_days_between(start: date, end: date, holidays: Iterable[date] = ())
         return sum(1 for day in days if is_business_day(day, closed))
     days = (end + timedelta(offset) for offset in range((start - end).days))
     return -sum(1 for day in days if is_business_day(day, closed))
+
+
+def holidays_of(db: DB, tz: str | tzinfo) -> set[date]:
+    """The closed days listed in ``db["constants"]["holidays"]`` (ISO dates, read in ``tz``)."""
+    values = (db.get("constants") or {}).get("holidays") or []
+    return {local_date(v, tz, "a holiday in constants.holidays") for v in values if isinstance(v, str)}
 
 
 def _as_set(holidays: Iterable[date]) -> set[date] | frozenset[date]:

@@ -449,3 +449,11 @@ def test_constant_reads_typed_values_with_a_default():
     assert constant(db, "windows", "name", default=3) == 3
     assert constant(db, "windows", "name", default="y") == "x"
     assert constant({}, "windows", default=1) == 1
+
+
+def test_holidays_of_reads_the_constants_in_the_zone():
+    from pytest_pibench.toolkit import holidays_of
+
+    db = {"constants": {"holidays": ["2026-07-03", "2026-12-25", 7]}}
+    assert holidays_of(db, "America/Denver") == {date(2026, 7, 3), date(2026, 12, 25)}  # non-strings ignored
+    assert holidays_of({}, "America/Denver") == set()
