@@ -19,7 +19,7 @@ class CallTimeout(Exception):
 class ParticipantCaller:
     """Runs participant calls against the episode deadline.
 
-    A participant whose class sets ``pibench_never_blocks = True`` (the
+    A participant whose class sets ``pibench_builtin = True`` (the
     built-in oracle, baselines and scripted user) is called directly.
 
     With a deadline, every call of the episode runs on one daemon thread (so
@@ -63,7 +63,7 @@ class ParticipantCaller:
 
     def __call__(self, fn: Any, *args: Any, limit: float | None = None) -> Any:
         deadline = self.deadline if limit is None else time.monotonic() + limit
-        if deadline is None or getattr(getattr(fn, "__self__", None), "pibench_never_blocks", False):
+        if deadline is None or getattr(getattr(fn, "__self__", None), "pibench_builtin", False):
             # No deadline, or a built-in participant (oracle, baselines, scripted user) that computes its
             # answer from the scenario and cannot hang: a thread hop per call would only cost time.
             return fn(*args)

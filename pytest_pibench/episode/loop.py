@@ -183,7 +183,7 @@ class _Episode:
             termination_reason=reason,
             messages=self.messages,
             trace=[entry.to_dict() for entry in self.env.trace],
-            final_state=_jsonable(self.env.final_state()),
+            final_state=_jsonable(self.env.db),  # the JSON round trip is the copy (no final_state() copy first)
             step_count=self.steps,
             duration=time.monotonic() - started,
             seed=self.seed,
@@ -296,7 +296,9 @@ class _Episode:
                 return participant.generate(message, state)
 
         try:
-            returned = self.call(generate, _jsonable(incoming), states[role])
+            # A built-in participant neither keeps nor changes what it is given: no defensive copy.
+            given = incoming if getattr(participant, "pibench_builtin", False) else _jsonable(incoming)
+            returned = self.call(generate, given, states[role])
         except CallTimeout:
             raise _Failure(
                 self._fail(role, "timeout", f"{role}.generate did not return before the episode timeout")

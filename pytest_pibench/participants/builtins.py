@@ -69,8 +69,10 @@ class OracleAgent:
     the trajectory's decision is appended (with the latest ``after_turn``).
     """
 
-    pibench_never_blocks = True
-    """Computed from the scenario, never waits on anything: called without the deadline thread."""
+    pibench_builtin = True
+    """Built in: computed from the scenario, never waits and never changes the messages it is given, so the
+    episode calls it without the deadline thread and without defensive copies. A subclass that waits
+    (a model, a network) or changes messages sets it to False."""
 
     model_name = "oracle"
 
@@ -133,8 +135,10 @@ class BaselineAgent:
     the schema (``rationale`` gets a sentence), so the call is valid in any domain.
     """
 
-    pibench_never_blocks = True
-    """Computed from the scenario, never waits on anything: called without the deadline thread."""
+    pibench_builtin = True
+    """Built in: computed from the scenario, never waits and never changes the messages it is given, so the
+    episode calls it without the deadline thread and without defensive copies. A subclass that waits
+    (a model, a network) or changes messages sets it to False."""
 
     def __init__(self, decision: str | None) -> None:
         self.decision = decision

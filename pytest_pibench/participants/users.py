@@ -28,8 +28,10 @@ class ScriptedUser:
     lines are stage directions for an LLM user and are never spoken.
     """
 
-    pibench_never_blocks = True
-    """Computed from the scenario, never waits on anything: called without the deadline thread."""
+    pibench_builtin = True
+    """Built in: computed from the scenario, never waits and never changes the messages it is given, so the
+    episode calls it without the deadline thread and without defensive copies. A subclass that waits
+    (a model, a network) or changes messages sets it to False."""
 
     model_name = "scripted"
 

@@ -13,6 +13,7 @@ a scenario is collected or an agent is named.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ from pytest_pibench.plugin.options import Settings, add_options, read_settings
 __all__ = [
     "pytest_addhooks",
     "pytest_addoption",
+    "pytest_cmdline_main",
     "pytest_collect_file",
     "pytest_collection_modifyitems",
     "pytest_configure",
@@ -52,6 +54,32 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
+
+
+@pytest.hookimpl(tryfirst=True)  # pytest's own implementation runs the session: be before it
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """With ``--pibench-concurrency`` above 1 under ``-n``, xdist schedules by work stealing unless told otherwise.
+
+    xdist's default ``load`` scheduling hands a worker only a few items at a
+    time, so its episodes could not run ahead (measured in benchmarks/README.md:
+    2 x 32 in flight took 49.5 s with ``load``, 21.9 s with ``worksteal``). A
+    ``--dist``/``-d`` given anywhere (command line, ``PYTEST_ADDOPTS``, ini
+    ``addopts``) is kept.
+    """
+    option = config.option
+    if not getattr(option, "numprocesses", None) or getattr(option, "dist", None) not in ("no", "load"):
+        return
+    given = [*config.invocation_params.args, *os.environ.get("PYTEST_ADDOPTS", "").split()]
+    given += [str(a) for a in config.getini("addopts")]
+    if any(a == "-d" or a.startswith(("--dist", "--distload")) for a in given):
+        return
+    raw = config.getoption("pibench_concurrency", None) or config.getini("pibench_concurrency")
+    try:
+        concurrency = int(raw) if raw not in (None, "") else 1
+    except (TypeError, ValueError):
+        return  # read_settings reports the bad value
+    if concurrency > 1:
+        option.dist = "worksteal"
 
 
 def pytest_configure(config: pytest.Config) -> None:

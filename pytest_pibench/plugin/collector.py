@@ -71,8 +71,8 @@ class ResultCollector:
     def _plan(self, items: int) -> None:
         """Scenario items are about to run: open the journal and mark the results file as in progress."""
         self.planned_items = items
-        if not items:
-            return  # nothing to benchmark: an existing results file is left alone
+        if not items or self.config.option.collectonly:
+            return  # nothing will run (none collected, or --co): an existing results file is left alone
         from pytest_pibench.plugin.keys import watch_stop_signals
 
         watch_stop_signals(self.config)

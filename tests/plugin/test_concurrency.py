@@ -132,3 +132,13 @@ def test_pi_run_concurrency_is_the_plugin_option(toy_project):
     args = parser.parse_args(["--concurrency", "8", "--workers", "2"])
     out = _pytest_args(args, ["scenarios"], [])
     assert "--pibench-concurrency=8" in out and out[-2:] == ["-n", "2"]
+
+
+def test_with_workers_and_episodes_in_flight_xdist_steals_work_unless_told_otherwise(toy_project):
+    args = ["scenarios", "--pibench-agent=oracle", "--pibench-trials=2", "-n", "2", "-v"]
+    stealing = toy_project.runpytest_subprocess(*args, "--pibench-concurrency=2")
+    stealing.stdout.fnmatch_lines(["*scheduling tests via WorkStealingScheduling*"])
+    chosen = toy_project.runpytest_subprocess(*args, "--pibench-concurrency=2", "--dist=load")
+    chosen.stdout.fnmatch_lines(["*scheduling tests via LoadScheduling*"])
+    plain = toy_project.runpytest_subprocess(*args)
+    plain.stdout.fnmatch_lines(["*scheduling tests via LoadScheduling*"])

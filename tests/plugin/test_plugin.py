@@ -36,6 +36,15 @@ def test_collection_ids_trials_and_agents(toy_project):
     assert f"scenarios/toyshop/toy_escalate_expensive.json::{ESC_ID}[baseline:deny-t1]" in ids
 
 
+def test_collect_only_runs_nothing_and_leaves_the_results_file_alone(toy_project):
+    (toy_project.path / "pibench-results.json").write_text('{"earlier": "run"}')
+    result = toy_project.runpytest("scenarios", "--co", "-q", "--pibench-agent=oracle")
+    assert result.ret == 0
+    assert "pi-bench summary" not in result.stdout.str()
+    assert (toy_project.path / "pibench-results.json").read_text() == '{"earlier": "run"}'
+    assert not (toy_project.path / "pibench-results.journal.jsonl").exists()
+
+
 def test_other_json_in_the_tree_is_not_collected(toy_project):
     (toy_project.path / "scenarios" / "toyshop" / "settings.json").write_text('{"a": 1}')
     result = toy_project.runpytest("scenarios", "--co", "-q", "--pibench-agent=oracle")
