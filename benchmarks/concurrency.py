@@ -76,7 +76,7 @@ def _tree_rss_bytes(root: int) -> int:
 
 
 def run(server: FakeLLMServer, in_flight: int, workers: int, trials: int, workdir: Path,
-        cache: Path | None = None, dist: str = "load") -> dict[str, float]:
+        cache: Path | None = None, dist: str | None = None) -> dict[str, float]:
     before = len(server.requests)
     args = [sys.executable, "-m", "pytest", str(bundled_scenarios_dir() / "retail"), "-q", "-p", "no:cacheprovider",
             f"--pibench-agent={MODEL}", f"--pibench-user={MODEL}", f"--pibench-judge={MODEL}",
@@ -87,7 +87,7 @@ def run(server: FakeLLMServer, in_flight: int, workers: int, trials: int, workdi
     if cache is not None:
         args.append(f"--pibench-cache={cache}")
     if workers > 1:
-        args += ["-n", str(workers), f"--dist={dist}"]
+        args += ["-n", str(workers)] + ([f"--dist={dist}"] if dist else [])
     usage_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     process = subprocess.Popen(args, cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -118,20 +118,23 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.5, help="seconds per model call (default 0.5)")
     parser.add_argument("--in-flight", type=int, nargs="+", default=[1, 8, 32, 64])
     parser.add_argument("--workers", type=int, default=1, help="xdist processes sharing the in-flight total")
-    parser.add_argument("--dist", default="load", help="xdist scheduling with --workers: load or worksteal")
+    parser.add_argument("--dist", help="xdist scheduling with --workers (default: the plugin's choice, worksteal)")
     parser.add_argument("--trials", type=int, default=4)
     parser.add_argument("--repeats", type=int, default=1)
     args = parser.parse_args()
 
     header = f"{'N':>4} {'episodes':>8} {'calls':>6} {'wall s':>7} {'ideal s':>7} {'ratio':>6} {'CPU s':>6} " \
              f"{'CPU/call ms':>11} {'peak MB':>8}"
-    print(f"latency {args.latency}s, workers {args.workers} ({args.dist}), retail x {args.trials} trials; "
+    dist = args.dist or "default dist"
+    print(f"latency {args.latency}s, workers {args.workers} ({dist}), retail x {args.trials} trials; "
           f"medians of {args.repeats}")
     print(header)
     with FakeLLMServer(handler=scripted_model, latency=args.latency) as server, tempfile.TemporaryDirectory() as tmp:
         last: dict[str, float] = {}
         for n in args.in_flight:
-            samples = [run(server, n, args.workers, args.trials, Path(tmp), dist=args.dist) for _ in range(args.repeats)]
+            samples = [
+                run(server, n, args.workers, args.trials, Path(tmp), dist=args.dist) for _ in range(args.repeats)
+            ]
             median = {key: statistics.median(s[key] for s in samples) for key in samples[0]}
             ideal = median["calls"] * args.latency / n
             print(f"{n:>4} {int(median['episodes']):>8} {int(median['calls']):>6} {median['wall']:>7.1f} "
