@@ -214,6 +214,14 @@ def _normalize_name(name: str) -> str:
     return " ".join(sorted(re.sub(r"[^a-z0-9 ]+", " ", plain).split()))
 
 
+def _similarity(a: str, b: str) -> float:
+    """difflib's ratio of two names, or 0.0 when its cheap upper bounds already rule out a potential match."""
+    matcher = difflib.SequenceMatcher(None, a, b)
+    if matcher.real_quick_ratio() < NEAR_MATCH_SCORE or matcher.quick_ratio() < NEAR_MATCH_SCORE:
+        return 0.0  # the ratio is below the bounds, so below the threshold: only scores above it are reported
+    return matcher.ratio()
+
+
 def _active_holds(db: DB, account_id: str) -> list[dict[str, Any]]:
     return find_records(db, "holds", account_id=account_id, status="active")
 
@@ -502,9 +510,9 @@ def screen_watchlist(
     best = "clear"
     for entry in find_records(db, "watchlist"):
         names = [str(entry.get("name", ""))] + [str(a) for a in entry.get("aliases") or []]
-        scores = [difflib.SequenceMatcher(None, wanted, _normalize_name(n)).ratio() for n in names]
-        exact = any(_normalize_name(n) == wanted for n in names)
-        score = 1.0 if exact else max(scores, default=0.0)
+        listed = [_normalize_name(n) for n in names]
+        exact = wanted in listed
+        score = 1.0 if exact else max((_similarity(wanted, n) for n in listed), default=0.0)
         if not exact and score < NEAR_MATCH_SCORE:
             continue
         best = "match" if exact or best == "match" else "potential_match"
