@@ -134,6 +134,7 @@ def test_pi_run_concurrency_is_the_plugin_option(toy_project):
     assert "--pibench-concurrency=8" in out and out[-2:] == ["-n", "2"]
 
 
+@pytest.mark.skipif(bool(os.environ.get("PIBENCH_TEST_CONCURRENCY")), reason="the option is set for every run")
 def test_with_workers_and_episodes_in_flight_xdist_steals_work_unless_told_otherwise(toy_project):
     args = ["scenarios", "--pibench-agent=oracle", "--pibench-trials=2", "-n", "2", "-v"]
     stealing = toy_project.runpytest_subprocess(*args, "--pibench-concurrency=2")
