@@ -323,7 +323,8 @@ class _Episode:
                 self.messages.append(_jsonable(message))
             raise _Failure(self._fail(role, "invalid_message", f"{role} message invalid: {problem}"))
         states[role] = new_state
-        message = _jsonable(message)
+        if not getattr(participant, "pibench_builtin", False):  # a built-in's messages are fresh builtins already
+            message = _jsonable(message)
         self.messages.append(message)
         try:
             custom_stop = bool(getattr(participant, "is_stop", lambda m: False)(message))

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_pibench.env.binding import bind_scenario
+from pytest_pibench.env.environment import copy_data
 from pytest_pibench.episode.messages import build_tool_call, is_stop_signal
 from pytest_pibench.participants.schemes import AgentSpecError, JudgeFactory, ParticipantFactory, Scheme
 from pytest_pibench.scenario.models import Scenario
@@ -82,7 +83,8 @@ class OracleAgent:
             raise AgentSpecError(
                 f"scenario {scenario.scenario_id} has no reference_trajectory; the oracle cannot run it"
             )
-        calls = [(c.name, dict(c.arguments), c.after_turn) for c in ref.calls]
+        # Deep copies: the messages it returns go into the transcript as they are (pibench_builtin).
+        calls = [(c.name, copy_data(c.arguments), c.after_turn) for c in ref.calls]
         if not calls and ref.tool_sequence:  # upstream's shape: names only
             calls = [(name, {}, 0) for name in ref.tool_sequence]
         decision = ref.decision or ref.expected_decision or scenario.label
