@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from typing import Any
 
@@ -57,6 +57,8 @@ class EpisodePrefetcher:
         self.buffered = 4 * concurrency
         """Most finished-but-unreported episodes kept (rows wait in memory for their items)."""
         self._lock = threading.Lock()
+        self._positions: dict[str, int] | None = None
+        self._stealable = hasattr(session.config, "workerinput")  # only xdist takes queued items back
         self.ran_ahead = 0
         """How many episodes were started ahead of their item (for tests and benchmarks)."""
 
@@ -84,11 +86,12 @@ class EpisodePrefetcher:
         if self.session.shouldstop or self.session.shouldfail:
             self.cancel()
             return
-        upcoming = list(self._upcoming(current))
-        with self._lock:  # items this process will no longer run (xdist work stealing took them)
-            stale = set(self._futures) - {item.nodeid for item in upcoming}
-            for nodeid in stale:
-                self._futures.pop(nodeid).cancel()
+        upcoming = self._upcoming(current)
+        if self._stealable:
+            with self._lock:  # items this process will no longer run (xdist work stealing took them)
+                stale = set(self._futures) - {item.nodeid for item in upcoming}
+                for nodeid in stale:
+                    self._futures.pop(nodeid).cancel()
         for item in upcoming:
             with self._lock:
                 running = sum(1 for f in self._futures.values() if not f.done())
@@ -103,22 +106,17 @@ class EpisodePrefetcher:
                 self._futures[item.nodeid] = self._pool.submit(job)
                 self.ran_ahead += 1
 
-    def _upcoming(self, current: pytest.Item) -> Iterator[pytest.Item]:
-        """``current`` and the scenario items after it, in the order this process will run them."""
+    def _upcoming(self, current: pytest.Item) -> list[pytest.Item]:
+        """``current`` and the items after it that this process will run, in order (a window, not all)."""
         items = self.session.items
+        window = 2 * self.buffered
         queue = _xdist_queue(self.session.config)
-        if queue is not None:
-            yield current
-            for index in queue:
-                if 0 <= index < len(items):
-                    yield items[index]
-            return
-        try:
-            start = items.index(current)
-        except ValueError:
-            yield current
-            return
-        yield from items[start:]
+        if queue is not None:  # the worker's queue: what xdist handed this process and has not taken back
+            return [current, *(items[i] for i in queue[:window] if 0 <= i < len(items))]
+        if self._positions is None:
+            self._positions = {item.nodeid: index for index, item in enumerate(items)}
+        start = self._positions.get(current.nodeid)
+        return [current] if start is None else items[start : start + window + 1]
 
     def cancel(self) -> None:
         """Drop every episode not started yet (running ones finish and are discarded)."""
