@@ -233,15 +233,19 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     except UnknownStyleError as exc:
         raise _UsageError(str(exc)) from None
     bases: list[Path] = []
+    skipped = 0
     for arg in args.scenarios:
         root = Path(resolve_scenario_arg(arg))
         for file in [root] if root.is_file() else discover_scenarios(root):
-            try:
-                if load_scenario(file).meta.variant is not None:  # a folder's variants are not bases
+            try:  # a folder's generated variants are not bases; one named on its own is refused, with why
+                if not root.is_file() and load_scenario(file).meta.variant is not None:
+                    skipped += 1
                     continue
             except ScenarioError:
                 pass  # write_variants reports it as a refused base
             bases.append(file)
+    if skipped:
+        print(f"{skipped} generated variant(s) in the folders are not bases: left as they are")
     outcomes = write_variants(bases, styles, args.seed, Path(args.out) if args.out else None)
     for outcome in outcomes:
         if outcome.problems:

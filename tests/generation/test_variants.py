@@ -175,6 +175,15 @@ def test_pi_generate_writes_certified_variants_that_run_and_group_by_style(tmp_p
     assert "1 passed, 2 deselected" in marked.stdout
 
 
+def test_pi_generate_says_what_it_leaves_and_refuses_a_named_variant(tmp_path):
+    shutil.copy(TV, tmp_path / TV.name)
+    assert pi("generate", TV.name, "--style", "urgency", cwd=tmp_path).returncode == 0
+    again = pi("generate", ".", "--style", "emotional", cwd=tmp_path)
+    assert again.returncode == 0 and "1 generated variant(s) in the folders are not bases" in again.stdout
+    named = pi("generate", "ret_004_tv_high_value_moving__urgency.json", "--style", "emotional", cwd=tmp_path)
+    assert named.returncode == 1 and "is itself a generated variant" in named.stdout
+
+
 def test_pi_generate_usage_errors_and_refusals(tmp_path):
     shutil.copy(TV, tmp_path / TV.name)
     unknown = pi("generate", TV.name, "--style", "shouting", cwd=tmp_path)
