@@ -9,21 +9,13 @@ from their old homes (:mod:`pytest_pibench.env.environment` and
 
 from __future__ import annotations
 
-import copy
-import pickle
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_pibench.toolkit.records import copy_record
+
 __all__ = ["TraceEntry", "extract_text"]
-
-
-def _copied(value: dict[str, Any]) -> dict[str, Any]:
-    try:
-        copied: dict[str, Any] = pickle.loads(pickle.dumps(value, pickle.HIGHEST_PROTOCOL))
-    except Exception:  # something pickle refuses: deepcopy may still manage
-        copied = copy.deepcopy(value)
-    return copied
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +35,7 @@ class TraceEntry:
         return {
             "step_index": self.step_index,
             "tool_name": self.tool_name,
-            "arguments": _copied(self.arguments),
+            "arguments": copy_record(self.arguments),
             "result_content": self.result_content,
             "result_error": self.result_error,
             "requestor": self.requestor,

@@ -18,10 +18,11 @@ from typing import Any
 from pytest_pibench.checks.tools import tools_named_by
 from pytest_pibench.domain.packs import Domain, UnknownDomainError, load_domain
 from pytest_pibench.domain.tools import Tool
-from pytest_pibench.env.environment import Environment, copy_data, deep_merge
+from pytest_pibench.env.environment import Environment, deep_merge
 from pytest_pibench.paths import bundled_root, workspace_root_for
 from pytest_pibench.scenario.loading import ScenarioError
 from pytest_pibench.scenario.models import Scenario
+from pytest_pibench.toolkit import copy_record
 
 __all__ = ["Binding", "bind_scenario", "unknown_check_tools"]
 
@@ -70,7 +71,7 @@ class Binding:
 
     def new_environment(self) -> Environment:
         """A fresh environment on a private copy of :attr:`initial_db`."""
-        return Environment(copy_data(self.initial_db), self.tools, self.domain.tool_names)
+        return Environment(copy_record(self.initial_db), self.tools, self.domain.tool_names)
 
     def task_text(self) -> str:
         setup = self.scenario.environment_setup

@@ -2,31 +2,15 @@
 
 from __future__ import annotations
 
-import copy
 import json
-import pickle
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pytest_pibench.domain.tools import Tool, ToolArgumentError
-from pytest_pibench.toolkit import ToolError
+from pytest_pibench.toolkit import ToolError, copy_record
 from pytest_pibench.transcript import TraceEntry  # re-exported: its home moved down for the checks
 
-__all__ = ["Environment", "TraceEntry", "copy_data", "deep_merge"]
-
-
-def copy_data(value: Any) -> Any:
-    """A deep copy of database-like data (dicts, lists, scalars).
-
-    Every episode starts from a copy of its scenario's database and ends with a
-    copy of the final one; pickle's C implementation makes that several times
-    faster than ``copy.deepcopy`` (issue 13: the engine's cost per episode).
-    Values pickle cannot handle fall back to ``copy.deepcopy``.
-    """
-    try:
-        return pickle.loads(pickle.dumps(value, pickle.HIGHEST_PROTOCOL))
-    except Exception:  # an object pickle refuses (a lambda, a lock): deepcopy may still manage
-        return copy.deepcopy(value)
+__all__ = ["Environment", "TraceEntry", "deep_merge"]
 
 
 def deep_merge(base: Mapping[str, Any], patch: Mapping[str, Any]) -> dict[str, Any]:
@@ -34,8 +18,8 @@ def deep_merge(base: Mapping[str, Any], patch: Mapping[str, Any]) -> dict[str, A
 
     Returns a new dict; neither argument is changed or shared with it.
     """
-    merged: dict[str, Any] = copy_data(dict(base))
-    _merge_into(merged, copy_data(dict(patch)))
+    merged: dict[str, Any] = copy_record(dict(base))
+    _merge_into(merged, copy_record(dict(patch)))
     return merged
 
 
@@ -97,7 +81,7 @@ class Environment:
         if error:
             content = json.dumps(text)
             self.error_count += 1
-        self.trace.append(TraceEntry(len(self.trace), name, copy_data(arguments), content, error, requestor))
+        self.trace.append(TraceEntry(len(self.trace), name, copy_record(arguments), content, error, requestor))
         return {
             "role": "tool",
             "id": str(call.get("id", "")),
@@ -115,5 +99,5 @@ class Environment:
         return {"role": "multi_tool", "tool_messages": results}
 
     def final_state(self) -> dict[str, Any]:
-        copied: dict[str, Any] = copy_data(self.db)
+        copied: dict[str, Any] = copy_record(self.db)
         return copied

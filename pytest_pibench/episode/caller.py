@@ -19,8 +19,12 @@ class CallTimeout(Exception):
 class ParticipantCaller:
     """Runs participant calls against the episode deadline.
 
-    A participant whose class sets ``pibench_builtin = True`` (the
-    built-in oracle, baselines and scripted user) is called directly.
+    A participant whose class sets ``pibench_builtin = True`` (the built-in
+    oracle, baselines and scripted user: computed from the scenario, they
+    never wait and never change the messages they are given) is called
+    directly, and the loop gives it and takes from it messages without
+    defensive copies. A subclass that waits (a model, a network) or changes
+    messages sets it to False.
 
     With a deadline, every call of the episode runs on one daemon thread (so
     agents that keep thread-bound resources, such as an event loop, see the same

@@ -22,10 +22,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_pibench.env.binding import bind_scenario
-from pytest_pibench.env.environment import copy_data
 from pytest_pibench.episode.messages import build_tool_call, is_stop_signal
 from pytest_pibench.participants.schemes import AgentSpecError, JudgeFactory, ParticipantFactory, Scheme
 from pytest_pibench.scenario.models import Scenario
+from pytest_pibench.toolkit import copy_record
 from pytest_pibench.toolkit.routine import RoutineCall, RoutineRequest, RoutineResult
 from pytest_pibench.transcript import extract_text
 
@@ -70,10 +70,7 @@ class OracleAgent:
     the trajectory's decision is appended (with the latest ``after_turn``).
     """
 
-    pibench_builtin = True
-    """Built in: computed from the scenario, never waits and never changes the messages it is given, so the
-    episode calls it without the deadline thread and without defensive copies. A subclass that waits
-    (a model, a network) or changes messages sets it to False."""
+    pibench_builtin = True  # trusted by the episode loop (see episode.caller): a waiting subclass sets False
 
     model_name = "oracle"
 
@@ -84,7 +81,7 @@ class OracleAgent:
                 f"scenario {scenario.scenario_id} has no reference_trajectory; the oracle cannot run it"
             )
         # Deep copies: the messages it returns go into the transcript as they are (pibench_builtin).
-        calls = [(c.name, copy_data(c.arguments), c.after_turn) for c in ref.calls]
+        calls = [(c.name, copy_record(c.arguments), c.after_turn) for c in ref.calls]
         if not calls and ref.tool_sequence:  # upstream's shape: names only
             calls = [(name, {}, 0) for name in ref.tool_sequence]
         decision = ref.decision or ref.expected_decision or scenario.label
@@ -137,10 +134,7 @@ class BaselineAgent:
     the schema (``rationale`` gets a sentence), so the call is valid in any domain.
     """
 
-    pibench_builtin = True
-    """Built in: computed from the scenario, never waits and never changes the messages it is given, so the
-    episode calls it without the deadline thread and without defensive copies. A subclass that waits
-    (a model, a network) or changes messages sets it to False."""
+    pibench_builtin = True  # trusted by the episode loop (see episode.caller): a waiting subclass sets False
 
     def __init__(self, decision: str | None) -> None:
         self.decision = decision

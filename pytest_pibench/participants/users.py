@@ -28,10 +28,7 @@ class ScriptedUser:
     lines are stage directions for an LLM user and are never spoken.
     """
 
-    pibench_builtin = True
-    """Built in: computed from the scenario, never waits and never changes the messages it is given, so the
-    episode calls it without the deadline thread and without defensive copies. A subclass that waits
-    (a model, a network) or changes messages sets it to False."""
+    pibench_builtin = True  # trusted by the episode loop (see episode.caller): a waiting subclass sets False
 
     model_name = "scripted"
 

@@ -41,10 +41,12 @@ _Copied = TypeVar("_Copied")
 
 
 def copy_record(value: _Copied) -> _Copied:
-    """A deep copy of a record (or any database value) to hand to the agent.
+    """A deep copy of a record (or any database value): what a tool hands the agent, an episode's database.
 
     Same result as ``copy.deepcopy`` for database data, several times faster
     (pickle's C code); a value pickle refuses falls back to ``copy.deepcopy``.
+    The one deep copy of the engine: environments, trace entries and the
+    oracle's arguments use it too.
     """
     try:
         copied: _Copied = pickle.loads(pickle.dumps(value, pickle.HIGHEST_PROTOCOL))

@@ -86,8 +86,8 @@ def test_deep_merge_shares_nothing_with_its_arguments():
     assert patch == {"a": {"y": {"z": [2]}}, "new": [{"m": 1}]}
 
 
-def test_copy_data_falls_back_to_deepcopy_for_what_pickle_refuses():
-    from pytest_pibench.env.environment import copy_data
+def test_copy_record_falls_back_to_deepcopy_for_what_pickle_refuses():
+    from pytest_pibench.toolkit import copy_record as copy_data
 
     value = {"f": lambda: 1, "rows": [{"a": 1}]}  # a lambda does not pickle
     copied = copy_data(value)
