@@ -98,6 +98,33 @@ def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
 
+_PLAIN_SCALARS = (str, int, float, bool, type(None))
+
+
+def _plain_json(value: Any) -> bool:
+    """Whether ``value`` is made only of JSON builtins (dicts with string keys, lists, scalars)."""
+    kind = type(value)
+    if kind is dict:
+        return all(type(key) is str and _plain_json(item) for key, item in value.items())
+    if kind is list:
+        return all(_plain_json(item) for item in value)
+    return kind in _PLAIN_SCALARS
+
+
+def _final_state(db: dict[str, Any]) -> dict[str, Any]:
+    """The episode's database as the row's final state, builtins only.
+
+    The database is the episode's own copy and nothing else keeps it, so when it
+    holds only JSON builtins (the usual case: it was loaded from JSON) it is the
+    final state as it is; a domain tool that stored anything else (a date, a
+    tuple) gets the JSON round trip that turns it into builtins.
+    """
+    if _plain_json(db):
+        return db
+    state: dict[str, Any] = _jsonable(db)
+    return state
+
+
 def play_episode(
     binding: Binding,
     agent: Any,
@@ -183,7 +210,7 @@ class _Episode:
             termination_reason=reason,
             messages=self.messages,
             trace=[entry.to_dict() for entry in self.env.trace],
-            final_state=_jsonable(self.env.db),  # the JSON round trip is the copy (no final_state() copy first)
+            final_state=_final_state(self.env.db),
             step_count=self.steps,
             duration=time.monotonic() - started,
             seed=self.seed,

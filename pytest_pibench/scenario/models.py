@@ -171,6 +171,7 @@ class Scenario(_Model):
     reference_trajectory: ReferenceTrajectory | None = None
 
     _source_path: Path | None = PrivateAttr(default=None)
+    _forbidden_tools: tuple[str, ...] | None = PrivateAttr(default=None)
 
     @property
     def scenario_id(self) -> str:
@@ -183,5 +184,12 @@ class Scenario(_Model):
 
     @property
     def forbidden_tools(self) -> list[str]:
-        """Tools the policy checks forbid (``tool_not_called``), in check order."""
-        return [t for c in self.evaluation_criteria.policy_checks for t in tools_with_role(c, "forbidden")]
+        """Tools the policy checks forbid (``tool_not_called``), in check order.
+
+        Worked out once (every episode's event flags ask): a loaded scenario's
+        checks are not changed afterwards.
+        """
+        if self._forbidden_tools is None:
+            checks = self.evaluation_criteria.policy_checks
+            self._forbidden_tools = tuple(t for c in checks for t in tools_with_role(c, "forbidden"))
+        return list(self._forbidden_tools)

@@ -38,6 +38,7 @@ __all__ = [
 Record = dict[str, Any]
 _Constant = TypeVar("_Constant", int, float, str, bool)
 _Copied = TypeVar("_Copied")
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def copy_record(value: _Copied) -> _Copied:
@@ -48,6 +49,10 @@ def copy_record(value: _Copied) -> _Copied:
     The one deep copy of the engine: environments, trace entries and the
     oracle's arguments use it too.
     """
+    if type(value) is dict and all(type(item) in _SCALARS for item in value.values()):
+        # A flat record (most tool arguments): a shallow copy is a deep one, and 10x cheaper.
+        flat: _Copied = value.copy()
+        return flat
     try:
         copied: _Copied = pickle.loads(pickle.dumps(value, pickle.HIGHEST_PROTOCOL))
     except Exception:  # an object pickle refuses: deepcopy may still manage

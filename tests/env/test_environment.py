@@ -191,3 +191,16 @@ def test_agent_context_holds_only_public_fields():
     assert "Current time: 2026-03-10T10:00:00-06:00" in task
     assert "record_decision" in task
     assert context[1]["metadata"]["domain_name"] == "toyshop"
+
+
+def test_copy_record_of_a_flat_record_is_independent_and_nested_ones_are_deep():
+    from pytest_pibench.toolkit import copy_record
+
+    flat = {"id": "A", "n": 1, "ok": True, "none": None}
+    copied = copy_record(flat)
+    copied["n"] = 2
+    assert flat["n"] == 1 and copied == {**flat, "n": 2}
+    nested = {"id": "A", "lines": [{"qty": 1}]}
+    deep = copy_record(nested)
+    deep["lines"][0]["qty"] = 5
+    assert nested["lines"][0]["qty"] == 1

@@ -300,3 +300,23 @@ def test_one_broken_episode_does_not_affect_the_others(tmp_path, monkeypatch):
         assert crashed["termination_reason"] == "agent_error" and crashed["all_passed"] is False
         assert "ValueError: kaput" in crashed["error"]
         assert by_agent[("oracle", sid)]["all_passed"] is True
+
+
+def test_final_state_is_builtins_only_even_when_a_tool_stored_other_types():
+    import datetime
+
+    from pytest_pibench.episode.loop import _final_state
+
+    plain = {"orders": [{"id": "O1", "total": 1.5, "tags": ["a"]}], "now": "2026-01-01T00:00:00"}
+    assert _final_state(plain) is plain  # the episode's own copy, used as it is
+    odd = {"orders": [{"id": "O1", "when": datetime.date(2026, 1, 2), "pair": (1, 2)}], 3: "int key"}
+    state = _final_state(odd)
+    assert state == {"orders": [{"id": "O1", "when": "2026-01-02", "pair": [1, 2]}], "3": "int key"}
+
+
+def test_episodes_never_share_their_final_state(allow):
+    first = run_episode(allow, "oracle")
+    first.final_state["items"][0]["status"] = "changed after the episode"
+    second = run_episode(allow, "oracle")
+    assert second.final_state["items"][0]["status"] != "changed after the episode"
+    assert second.final_state is not first.final_state
