@@ -15,7 +15,7 @@ import copy
 import hashlib
 import pickle
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from pytest_pibench.toolkit.base import DB, ToolError
 from pytest_pibench.toolkit.clock import now
@@ -49,9 +49,9 @@ def copy_record(value: _Copied) -> _Copied:
     The one deep copy of the engine: environments, trace entries and the
     oracle's arguments use it too.
     """
-    if type(value) is dict and all(type(item) in _SCALARS for item in value.values()):
+    if isinstance(value, dict) and type(value) is dict and all(type(item) in _SCALARS for item in value.values()):
         # A flat record (most tool arguments): a shallow copy is a deep one, and 10x cheaper.
-        flat: _Copied = value.copy()
+        flat: _Copied = cast(_Copied, value.copy())
         return flat
     try:
         copied: _Copied = pickle.loads(pickle.dumps(value, pickle.HIGHEST_PROTOCOL))
