@@ -1,4 +1,4 @@
-"""The built-in participants and their spec schemes: ``oracle``, ``baseline:*``, ``scripted``, ``litellm:<model>``.
+"""The built-in participants and their spec schemes (``oracle``, ``baseline:*``, ``scripted``, ``litellm``, ``a2a``).
 
 Two kinds of baselines (DESIGN §4 rules 2 and 8):
 
@@ -355,6 +355,44 @@ def _llm_judge(argument: str, params: Mapping[str, Any]) -> JudgeFactory:
     return build
 
 
+def require_a2a_extra(spec: str) -> None:
+    """Fail early, with the fix, when the optional A2A dependencies are missing."""
+    missing = [name for name in ("a2a", "tenacity", "httpx") if importlib.util.find_spec(name) is None]
+    if missing:
+        raise AgentSpecError(
+            f"{spec!r} needs {', '.join(missing)}: install the A2A extra with pip install 'pytest-pibench[a2a]'"
+        )
+
+
+def _a2a_url(argument: str, params: Mapping[str, Any]) -> tuple[str, float]:
+    from urllib.parse import urlsplit
+
+    spec = f"a2a:{argument}"
+    parts = urlsplit(argument)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise AgentSpecError(f"{spec!r}: give the agent's base URL, e.g. a2a:http://127.0.0.1:9019")
+    require_a2a_extra(spec)
+    raw = params.get("timeout", 120.0)
+    try:
+        timeout = float(raw)
+    except (TypeError, ValueError):
+        raise AgentSpecError(f"{spec!r}: timeout must be a number of seconds, got {raw!r}") from None
+    if timeout <= 0:
+        raise AgentSpecError(f"{spec!r}: timeout must be positive, got {timeout}")
+    return argument.rstrip("/"), timeout
+
+
+def _a2a_agent(argument: str, params: Mapping[str, Any]) -> ParticipantFactory:
+    url, timeout = _a2a_url(argument, params)
+
+    def build(scenario: Scenario) -> Any:
+        from pytest_pibench.participants.a2a.client import A2AAgent
+
+        return A2AAgent(url, timeout, domain=str(scenario.meta.domain or ""))
+
+    return build
+
+
 BUILTIN_ORIGIN = "pytest-pibench (built in)"
 """The origin of the built-in schemes in clash messages."""
 
@@ -363,5 +401,6 @@ BUILTIN_SCHEMES: tuple[Scheme, ...] = (
     Scheme("baseline", "baseline:allow|deny|escalate|silent", agent=_baseline),
     Scheme("scripted", "scripted", user=_scripted),
     Scheme("litellm", "litellm:<model>", agent=_llm_agent, user=_llm_user, judge=_llm_judge),
+    Scheme("a2a", "a2a:<url>", agent=_a2a_agent),
 )
 """The schemes every resolver knows."""

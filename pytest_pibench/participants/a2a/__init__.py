@@ -1,0 +1,1 @@
+"""a2a: see README "Network mode (A2A)"."""
