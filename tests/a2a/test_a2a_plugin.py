@@ -1,0 +1,29 @@
+"""``pytest --pibench-agent=a2a:<url>`` end to end: pytest-xdist workers assess a purple agent served here."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from a2a_servers import serve  # skips this module without the a2a extra
+
+
+@pytest.mark.parametrize("extra", [["-n", "2"], ["--pibench-concurrency=4"]], ids=["xdist", "in-flight"])
+def test_the_plugin_assesses_a_purple_agent(pytester, extra):
+    with serve() as url:
+        result = pytester.runpytest_subprocess(
+            f"--pibench-agent=a2a:{url}", "-k", "retail", "--pibench-results=r.json", "-p", "no:cacheprovider", *extra
+        )
+    assert result.ret == 0, result.stdout.str()[-3000:]
+    document = json.loads((pytester.path / "r.json").read_text())
+    rows = document["rows"]
+    assert len(rows) == 37 and all(r["all_passed"] and r["agent"] == f"a2a:{url}" for r in rows)
+
+
+def test_an_unreachable_agent_fails_the_run_as_error_rows_not_as_policy_failures(pytester):
+    result = pytester.runpytest_subprocess(
+        "--pibench-agent=a2a:http://127.0.0.1:9", "-k", "RET_001", "--pibench-results=r.json", "-p", "no:cacheprovider"
+    )
+    rows = json.loads((pytester.path / "r.json").read_text())["rows"]
+    assert rows and all(r["termination_reason"] == "infra_error" for r in rows)
+    assert result.ret == 9  # the error budget (--pibench-max-error-rate 0) is exceeded
