@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from pytest_pibench.plugin.options import ERROR_BUDGET_EXIT_CODE
-from pytest_pibench.results.document import atomic_write_json, read_results, validity
-from pytest_pibench.results.leaderboard import leaderboard_path, to_leaderboard
+from pytest_pibench.results.document import atomic_write_json, read_results
+from pytest_pibench.results.leaderboard import leaderboard_path, run_artifacts
 from pytest_pibench.results.merge import MergeError, merge_documents
 from pytest_pibench.results.types import ResultsDocument
 
@@ -80,30 +80,10 @@ def report_command(
     if results:
         atomic_write_json(results, document)
         print(f"wrote {results}")
-    rows, wall = list(document.get("rows") or []), float(document.get("wall_time") or 0.0)
-    if max_error_rate is not None:
-        budget = max_error_rate
-    else:
-        recorded = document.get("validity")
-        budget = float((recorded.get("max_error_rate") if recorded else None) or 0.0)
-    complete = document.get("complete") is not False
-    agents = list(dict.fromkeys(str(r.get("agent", "agent")) for r in rows))
-    artifacts = {}
-    problems: list[str] = []
-    for agent in agents:
-        mine = [r for r in rows if r.get("agent", "agent") == agent]
-        artifact = to_leaderboard(mine, agent_id=agent, time_used=round(wall, 3))
-        artifact["pibench_validity"] = validity(
-            mine, max_error_rate=budget, complete=complete, ended_by=document.get("ended_by")
-        )
-        shard = document.get("shard")
-        if shard:  # one shard alone is not the run
-            artifact["pibench_validity"]["problems"].append(
-                f"shard {shard['index']} of {shard['count']} only: merge every shard's results"
-            )
-            artifact["pibench_validity"]["valid"] = False
-        problems += [p for p in artifact["pibench_validity"]["problems"] if p not in problems]
-        artifacts[agent] = artifact
+    artifacts, problems = run_artifacts(document, max_error_rate=max_error_rate)
+    agents = list(artifacts)
+    if not agents:
+        raise ReportError(f"no result rows in {', '.join(files)}: nothing to report")
     if not output:
         payload: Any = artifacts[agents[0]] if len(agents) == 1 else list(artifacts.values())
         print(json.dumps(payload, indent=1))

@@ -23,6 +23,7 @@ from typing import Any
 
 from pytest_pibench.env.binding import bind_scenario
 from pytest_pibench.episode.messages import build_tool_call, is_stop_signal
+from pytest_pibench.participants.a2a.scheme import A2A_SCHEME
 from pytest_pibench.participants.schemes import AgentSpecError, JudgeFactory, ParticipantFactory, Scheme
 from pytest_pibench.scenario.models import Scenario
 from pytest_pibench.toolkit import copy_record
@@ -355,44 +356,6 @@ def _llm_judge(argument: str, params: Mapping[str, Any]) -> JudgeFactory:
     return build
 
 
-def require_a2a_extra(spec: str) -> None:
-    """Fail early, with the fix, when the optional A2A dependencies are missing."""
-    missing = [name for name in ("a2a", "tenacity", "httpx") if importlib.util.find_spec(name) is None]
-    if missing:
-        raise AgentSpecError(
-            f"{spec!r} needs {', '.join(missing)}: install the A2A extra with pip install 'pytest-pibench[a2a]'"
-        )
-
-
-def _a2a_url(argument: str, params: Mapping[str, Any]) -> tuple[str, float]:
-    from urllib.parse import urlsplit
-
-    spec = f"a2a:{argument}"
-    parts = urlsplit(argument)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise AgentSpecError(f"{spec!r}: give the agent's base URL, e.g. a2a:http://127.0.0.1:9019")
-    require_a2a_extra(spec)
-    raw = params.get("timeout", 120.0)
-    try:
-        timeout = float(raw)
-    except (TypeError, ValueError):
-        raise AgentSpecError(f"{spec!r}: timeout must be a number of seconds, got {raw!r}") from None
-    if timeout <= 0:
-        raise AgentSpecError(f"{spec!r}: timeout must be positive, got {timeout}")
-    return argument.rstrip("/"), timeout
-
-
-def _a2a_agent(argument: str, params: Mapping[str, Any]) -> ParticipantFactory:
-    url, timeout = _a2a_url(argument, params)
-
-    def build(scenario: Scenario) -> Any:
-        from pytest_pibench.participants.a2a.client import A2AAgent
-
-        return A2AAgent(url, timeout, domain=str(scenario.meta.domain or ""))
-
-    return build
-
-
 BUILTIN_ORIGIN = "pytest-pibench (built in)"
 """The origin of the built-in schemes in clash messages."""
 
@@ -401,6 +364,6 @@ BUILTIN_SCHEMES: tuple[Scheme, ...] = (
     Scheme("baseline", "baseline:allow|deny|escalate|silent", agent=_baseline),
     Scheme("scripted", "scripted", user=_scripted),
     Scheme("litellm", "litellm:<model>", agent=_llm_agent, user=_llm_user, judge=_llm_judge),
-    Scheme("a2a", "a2a:<url>", agent=_a2a_agent),
+    A2A_SCHEME,
 )
 """The schemes every resolver knows."""

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from pytest_pibench.results.document import validity
 from pytest_pibench.results.metrics import compute_metrics
-from pytest_pibench.results.types import ResultRow
+from pytest_pibench.results.types import ResultRow, ResultsDocument
 
-__all__ = ["leaderboard_path", "to_leaderboard"]
+__all__ = ["leaderboard_path", "run_artifacts", "to_leaderboard"]
 
 _DETAIL_KEYS = (
     "scenario_id",
@@ -132,3 +133,47 @@ def leaderboard_path(path: str | Path, agent: str, *, several: bool) -> Path:
         return target
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", agent).strip("_")
     return target.with_name(f"{target.stem}.{safe}{target.suffix}")
+
+
+def run_artifacts(
+    document: ResultsDocument,
+    *,
+    max_error_rate: float | None = None,
+    agent_ids: Mapping[str, str] | None = None,
+    domain: str = "policy_compliance",
+) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """The leaderboard artifact of every agent of one run, and what keeps them from being published.
+
+    Each artifact is :func:`to_leaderboard` of the agent's rows plus ``pibench_validity``
+    (error budget, completeness, a lone shard). ``max_error_rate`` defaults to the
+    run's own; ``agent_ids`` renames agents for ``participants`` (a leaderboard id
+    instead of the agent spec) and defaults to the run's own (``settings.agent_ids``, which the
+    green server records). ``pi report`` and the green server both publish this.
+    """
+    if agent_ids is None:
+        recorded_ids = (document.get("settings") or {}).get("agent_ids")
+        agent_ids = recorded_ids if isinstance(recorded_ids, Mapping) else None
+    rows = list(document.get("rows") or [])
+    wall = float(document.get("wall_time") or 0.0)
+    if max_error_rate is None:
+        recorded = document.get("validity")
+        max_error_rate = float((recorded.get("max_error_rate") if recorded else None) or 0.0)
+    complete = document.get("complete") is not False
+    artifacts: dict[str, dict[str, Any]] = {}
+    problems: list[str] = []
+    for agent in dict.fromkeys(str(r.get("agent", "agent")) for r in rows):
+        mine = [r for r in rows if r.get("agent", "agent") == agent]
+        agent_id = (agent_ids or {}).get(agent, agent)
+        artifact = to_leaderboard(mine, agent_id=agent_id, domain=domain, time_used=round(wall, 3))
+        artifact["pibench_validity"] = validity(
+            mine, max_error_rate=max_error_rate, complete=complete, ended_by=document.get("ended_by")
+        )
+        shard = document.get("shard")
+        if shard:  # one shard alone is not the run
+            artifact["pibench_validity"]["problems"].append(
+                f"shard {shard['index']} of {shard['count']} only: merge every shard's results"
+            )
+            artifact["pibench_validity"]["valid"] = False
+        problems += [p for p in artifact["pibench_validity"]["problems"] if p not in problems]
+        artifacts[agent] = artifact
+    return artifacts, problems

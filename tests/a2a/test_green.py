@@ -1,0 +1,202 @@
+"""The green server: requests parsed and bounded, an assessment end to end from an a2a-sdk client, fuzzing."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from a2a_servers import bundled, serve  # skips this module without the a2a extra
+from a2a.client import ClientConfig, create_client
+from a2a.types import a2a_pb2
+from google.protobuf.json_format import MessageToDict
+
+from pytest_pibench.a2a.assessment import AssessmentRequestError, parse_request
+from pytest_pibench.a2a.green import MAX_REQUEST_BYTES, green_app
+from pytest_pibench.a2a.serving import ServerThread
+from pytest_pibench.report import report_command
+
+RETAIL = sorted(s.scenario_id for s in bundled() if s.meta.domain == "retail")
+URL = "http://127.0.0.1:9019"
+
+
+@pytest.mark.parametrize(
+    ("payload", "url", "agent_id"),
+    [
+        ({"participants": {"agent": URL}}, URL, "agent"),
+        ({"participants": {"agent": {"url": URL + "/", "id": "team-x"}}}, URL, "team-x"),
+        ({"participants": {"agent": {"endpoint": URL}}, "agentbeats_ids": {"agent": "ab-1"}}, URL, "ab-1"),
+        ({"participants": {"purple": URL}}, URL, "purple"),
+        ({"purple_agent_url": URL, "purple_agent_id": "p"}, URL, "p"),
+    ],
+)
+def test_who_to_assess(payload, url, agent_id):
+    assessment = parse_request(payload)
+    assert (assessment.purple_url, assessment.agent_id) == (url, agent_id)
+    assert len(assessment.items) == len(bundled())  # all bundled scenarios, one trial, by default
+
+
+@pytest.mark.parametrize(
+    ("config", "fragment"),
+    [
+        ({"scenarios_dir": "/etc"}, "config.scenarios_dir is not accepted"),
+        ({"workspace_root": "/"}, "config.workspace_root is not accepted"),
+        ({"observer_mode": "hard_gate"}, "config.observer_mode must be 'audit_only'"),
+        ({"num_trials": 11}, "config.num_trials must be between 1 and 10"),
+        ({"num_trials": 1.5}, "must be a whole number"),
+        ({"concurrency": 9}, "config.concurrency must be between 1 and 8"),
+        ({"domains": ["banking"]}, "unknown domain(s) ['banking']"),
+        ({"scenario_ids": ["NOPE"]}, "no bundled scenario (in the chosen domains) has the id(s) ['NOPE']"),
+        ({"scenario_scope": "domain"}, "needs config.scenario_domain"),
+        ({"scenario_scope": "some"}, 'must be "all" or "domain"'),
+        ({"api_base": "http://evil"}, "unknown config key(s) ['api_base']"),
+        ({"user_model": "http://evil/model"}, "config.user_model must be a model id"),
+        ({"user_url": "file:///etc/passwd"}, "config.user_url must be an http(s) URL"),
+        ({"num_shards": 2, "shard_index": 2}, "config.shard_index must be between 0 and 1"),
+    ],
+)
+def test_bad_requests_say_what_to_change(config, fragment):
+    with pytest.raises(AssessmentRequestError) as info:
+        parse_request({"participants": {"agent": URL}, "config": config})
+    assert fragment in str(info.value)
+
+
+@pytest.mark.parametrize("payload", [[], "x", {"participants": {}}, {"participants": {"agent": "ftp://x"}}])
+def test_requests_without_an_agent_are_refused(payload):
+    with pytest.raises(AssessmentRequestError):
+        parse_request(payload)
+
+
+def test_shards_split_the_work_without_overlap():
+    base = {"participants": {"agent": URL}, "config": {"domains": ["retail"], "num_trials": 2}}
+    whole = parse_request(base).items
+    shards = [parse_request({**base, "shard_index": i, "num_shards": 3}).items for i in range(3)]
+    assert sorted(item for shard in shards for item in shard) == sorted(whole) and len(whole) == 2 * len(RETAIL)
+    assert parse_request({**base, "config": {**base["config"], "shard_index": 1, "num_shards": 3}}).items == shards[1]
+
+
+def _assess(green_url: str, payload: dict[str, Any], *, as_text: bool) -> list[dict[str, Any]]:
+    async def go() -> list[dict[str, Any]]:
+        client = await create_client(green_url, client_config=ClientConfig(streaming=True))
+        message = a2a_pb2.Message(message_id=uuid.uuid4().hex, role=a2a_pb2.Role.ROLE_USER)
+        part = message.parts.add()
+        if as_text:  # how the AgentBeats gateway sends it
+            part.text = json.dumps(payload)
+        else:
+            part.data.struct_value.update(payload)
+        events = [MessageToDict(e) async for e in client.send_message(a2a_pb2.SendMessageRequest(message=message))]
+        await client.close()
+        return events
+
+    return asyncio.run(go())
+
+
+def test_an_assessment_end_to_end(tmp_path: Path):
+    chosen = RETAIL[:5]
+    payload = {"participants": {"agent": {"url": "", "id": "team-oracle"}},
+               "config": {"domain": "policy_compliance", "scenario_ids": chosen, "num_trials": 2, "seed": 7,
+                          "concurrency": 4}}  # fmt: skip
+    with serve() as purple, ServerThread(lambda url: green_app(url, results_dir=tmp_path)) as green:
+        payload["participants"]["agent"]["url"] = purple
+        card = httpx.get(green.url + "/.well-known/agent-card.json").json()
+        assert card["capabilities"]["streaming"] is True and card["skills"][0]["id"] == "policy_compliance_assessment"
+        events = _assess(green.url, payload, as_text=True)
+    progress = [e["statusUpdate"]["status"] for e in events if "statusUpdate" in e]
+    assert progress[0]["state"] == "TASK_STATE_WORKING" and progress[-1]["state"] == "TASK_STATE_COMPLETED"
+    done = [p["message"]["parts"][1]["data"]["done"] for p in progress if len(p.get("message", {}).get("parts", [])) > 1]
+    assert done == list(range(1, 11))  # one update per finished episode, 10 in all
+    (artifact_event,) = [e["artifactUpdate"] for e in events if "artifactUpdate" in e]
+    artifact = artifact_event["artifact"]["parts"][0]["data"]
+    assert artifact["participants"] == {"agent": "team-oracle"}
+    result = artifact["results"][0]
+    assert result["max_score"] == 10 and result["score"] == 10 and artifact["pibench_validity"]["valid"]
+    # the artifact is what `pi report` makes of the same rows (kept with --results-dir)
+    (results_file,) = tmp_path.glob("*.json")
+    assert report_command([str(results_file)], output=str(tmp_path / "lb.json")) == 0
+    reported = json.loads((tmp_path / "lb.json").read_text())
+    exact = json.loads(artifact_event["artifact"]["parts"][1]["text"])
+    assert exact == reported  # the text part is exactly what pi report writes
+    assert _same(reported, artifact)  # the data part too, up to the doubles protobuf makes of numbers
+
+
+def _same(reported: Any, artifact: Any) -> bool:
+    """Equal up to the int/float of whole numbers (a data part carries every number as a double)."""
+    if isinstance(reported, dict) and isinstance(artifact, dict):
+        assert reported.keys() == artifact.keys()
+        return all(_same(reported[k], artifact[k]) for k in reported)
+    if isinstance(reported, list) and isinstance(artifact, list):
+        assert len(reported) == len(artifact)
+        return all(_same(a, b) for a, b in zip(reported, artifact, strict=True))
+    if isinstance(reported, int) and not isinstance(reported, bool) and abs(reported) > 2**53:
+        assert float(reported) == artifact  # a 63-bit seed as a double
+    else:
+        assert reported == artifact, (reported, artifact)
+    return True
+
+
+def test_bad_requests_are_json_rpc_errors_and_no_task_runs():
+    with ServerThread(lambda url: green_app(url)) as green:
+        body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
+            "messageId": "m1", "role": "ROLE_USER", "parts": [{"text": json.dumps({"config": {}})}]}}}
+        answer = httpx.post(green.url + "/", json=body, headers={"A2A-Version": "1.0"}).json()
+    assert answer["error"]["code"] == -32602 and "name the agent to assess" in answer["error"]["message"]
+
+
+def _fuzz_bodies(rng: random.Random) -> list[bytes]:
+    valid = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
+        "messageId": "m", "role": "ROLE_USER", "parts": [{"text": "{}"}]}}}
+    atoms: list[Any] = [None, True, 0, -1, 2**70, 1.5, "", "x" * 300, [], {}, [1, [2, [3]]], {"a": {"b": {}}}]
+    bodies = [b"", b"{", b"[]", b"null", b"\xff\xfe", b'{"jsonrpc": "2.0"}', json.dumps([valid, valid]).encode(),
+              json.dumps({"jsonrpc": "2.0", "id": 1, "method": "NoSuchMethod"}).encode(),
+              b"[" * 5000 + b"]" * 5000, b'{"a": "' + b"x" * (MAX_REQUEST_BYTES + 10) + b'"}']
+    paths = [("jsonrpc",), ("id",), ("method",), ("params",), ("params", "message"), ("params", "message", "parts"),
+             ("params", "message", "role"), ("params", "message", "parts", 0), ("params", "configuration")]
+    for _ in range(150):
+        body = json.loads(json.dumps(valid))
+        path = rng.choice(paths)
+        target = body
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = rng.choice(atoms)
+        bodies.append(json.dumps(body).encode())
+    return bodies
+
+
+def test_fuzzed_json_rpc_never_crashes_the_green_server():
+    rng = random.Random(13)
+    with ServerThread(lambda url: green_app(url)) as green:
+        statuses = []
+        with httpx.Client(headers={"A2A-Version": "1.0", "Content-Type": "application/json"}, timeout=20) as client:
+            for body in _fuzz_bodies(rng):
+                response = client.post(green.url + "/", content=body)
+                statuses.append(response.status_code)
+                assert response.status_code < 500, (body[:200], response.status_code, response.text[:300])
+                if response.status_code == 200 and response.content.startswith(b"{"):
+                    answer = response.json()
+                    assert "error" in answer or "result" in answer
+            assert client.get(green.url + "/health").json()["status"] == "ok"
+    assert 413 in statuses and 200 in statuses
+
+
+def test_a_shard_request_runs_only_its_share(tmp_path: Path):
+    chosen = RETAIL[:4]
+    with serve() as purple, ServerThread(lambda url: green_app(url, results_dir=tmp_path)) as green:
+        for index in range(2):
+            payload = {"participants": {"agent": purple}, "shard_index": index, "num_shards": 2,
+                       "config": {"scenario_ids": chosen, "num_trials": 2}}  # fmt: skip
+            events = _assess(green.url, payload, as_text=False)
+            artifact = next(e["artifactUpdate"]["artifact"]["parts"][0]["data"] for e in events if "artifactUpdate" in e)
+            assert artifact["results"][0]["max_score"] == 4
+            assert not artifact["pibench_validity"]["valid"]  # one shard alone is not the run
+    files = sorted(str(p) for p in tmp_path.glob("*.json"))
+    assert len(files) == 2
+    assert report_command(files, results=str(tmp_path / "merged.out")) == 0  # the merge of both shards is the run
+    merged = json.loads((tmp_path / "merged.out").read_text())
+    assert len(merged["rows"]) == 8 and {(r["scenario_id"], r["trial"]) for r in merged["rows"]} == {
+        (sid, t) for sid in chosen for t in (0, 1)
+    }
