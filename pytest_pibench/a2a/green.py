@@ -219,3 +219,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         host=args.host, port=args.port, url=args.card_url,
     )  # fmt: skip
 
+
+
+if __name__ == "__main__":
+    main()

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -16,6 +18,10 @@ if _MISSING:
         f"the a2a extra is not installed (no {', '.join(_MISSING)}): pip install 'pytest-pibench[a2a]'",
         allow_module_level=True,
     )
+
+from a2a.client import ClientConfig, create_client
+from a2a.types import a2a_pb2
+from google.protobuf.json_format import MessageToDict
 
 from pytest_pibench import OracleAgent, bind_scenario, bundled_scenarios_dir, discover_scenarios, load_scenario
 from pytest_pibench.a2a.purple import purple_app
@@ -102,3 +108,21 @@ class CuttableProxy:
                 s.close()
             except OSError:
                 pass
+
+
+def assess(green_url: str, payload: dict[str, Any], *, as_text: bool) -> list[dict[str, Any]]:
+    """Send one assessment request to a green server with the a2a-sdk client (streaming); every event as JSON."""
+
+    async def go() -> list[dict[str, Any]]:
+        client = await create_client(green_url, client_config=ClientConfig(streaming=True))
+        message = a2a_pb2.Message(message_id=uuid.uuid4().hex, role=a2a_pb2.Role.ROLE_USER)
+        part = message.parts.add()
+        if as_text:  # how the AgentBeats gateway sends it
+            part.text = json.dumps(payload)
+        else:
+            part.data.struct_value.update(payload)
+        events = [MessageToDict(e) async for e in client.send_message(a2a_pb2.SendMessageRequest(message=message))]
+        await client.close()
+        return events
+
+    return asyncio.run(go())

@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
-import uuid
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from a2a_servers import bundled, serve  # skips this module without the a2a extra
-from a2a.client import ClientConfig, create_client
-from a2a.types import a2a_pb2
-from google.protobuf.json_format import MessageToDict
+from a2a_servers import assess, bundled, serve  # skips this module without the a2a extra
 
 from pytest_pibench.a2a.assessment import AssessmentRequestError, parse_request
 from pytest_pibench.a2a.green import MAX_REQUEST_BYTES, green_app
@@ -35,7 +30,7 @@ URL = "http://127.0.0.1:9019"
         ({"purple_agent_url": URL, "purple_agent_id": "p"}, URL, "p"),
     ],
 )
-def test_who_to_assess(payload, url, agent_id):
+def test_who_toassess(payload, url, agent_id):
     assessment = parse_request(payload)
     assert (assessment.purple_url, assessment.agent_id) == (url, agent_id)
     assert len(assessment.items) == len(bundled())  # all bundled scenarios, one trial, by default
@@ -80,22 +75,6 @@ def test_shards_split_the_work_without_overlap():
     assert parse_request({**base, "config": {**base["config"], "shard_index": 1, "num_shards": 3}}).items == shards[1]
 
 
-def _assess(green_url: str, payload: dict[str, Any], *, as_text: bool) -> list[dict[str, Any]]:
-    async def go() -> list[dict[str, Any]]:
-        client = await create_client(green_url, client_config=ClientConfig(streaming=True))
-        message = a2a_pb2.Message(message_id=uuid.uuid4().hex, role=a2a_pb2.Role.ROLE_USER)
-        part = message.parts.add()
-        if as_text:  # how the AgentBeats gateway sends it
-            part.text = json.dumps(payload)
-        else:
-            part.data.struct_value.update(payload)
-        events = [MessageToDict(e) async for e in client.send_message(a2a_pb2.SendMessageRequest(message=message))]
-        await client.close()
-        return events
-
-    return asyncio.run(go())
-
-
 def test_an_assessment_end_to_end(tmp_path: Path):
     chosen = RETAIL[:5]
     payload = {"participants": {"agent": {"url": "", "id": "team-oracle"}},
@@ -105,7 +84,7 @@ def test_an_assessment_end_to_end(tmp_path: Path):
         payload["participants"]["agent"]["url"] = purple
         card = httpx.get(green.url + "/.well-known/agent-card.json").json()
         assert card["capabilities"]["streaming"] is True and card["skills"][0]["id"] == "policy_compliance_assessment"
-        events = _assess(green.url, payload, as_text=True)
+        events = assess(green.url, payload, as_text=True)
     progress = [e["statusUpdate"]["status"] for e in events if "statusUpdate" in e]
     assert progress[0]["state"] == "TASK_STATE_WORKING" and progress[-1]["state"] == "TASK_STATE_COMPLETED"
     done = [p["message"]["parts"][1]["data"]["done"] for p in progress if len(p.get("message", {}).get("parts", [])) > 1]
@@ -189,7 +168,7 @@ def test_a_shard_request_runs_only_its_share(tmp_path: Path):
         for index in range(2):
             payload = {"participants": {"agent": purple}, "shard_index": index, "num_shards": 2,
                        "config": {"scenario_ids": chosen, "num_trials": 2}}  # fmt: skip
-            events = _assess(green.url, payload, as_text=False)
+            events = assess(green.url, payload, as_text=False)
             artifact = next(e["artifactUpdate"]["artifact"]["parts"][0]["data"] for e in events if "artifactUpdate" in e)
             assert artifact["results"][0]["max_score"] == 4
             assert not artifact["pibench_validity"]["valid"]  # one shard alone is not the run
