@@ -125,6 +125,8 @@ def classify(command: Command) -> str | None:
     if command.lang == "python":
         if command.text.lstrip().startswith("# conftest.py"):
             return "parse:conftest"  # needs the user's agent class and fixtures
+        if "serve_forever(" in command.text:
+            return "parse:server"  # serves until interrupted (and needs the user's agent class)
         if re.search(r"^from pytest_pibench import ", command.text, re.M):
             return "run:python"
         return None
@@ -140,8 +142,16 @@ def classify(command: Command) -> str | None:
         return "parse:llm" if head in ("pytest", "pi") else None
     if head in ("ruff", "mypy"):
         return "parse:lint"
+    if head == "docker":
+        return "parse:docker"  # no Docker daemon in CI: the Dockerfile is checked by tests/a2a
+    if head == "pi-bench-green" or (head == "python" and tokens[-1] == "&"):
+        return "parse:server"  # a server runs until stopped: its options are checked, it is not started
+    if head == "python" and tokens[1:2] and tokens[1].startswith("examples/a2a_demo/"):
+        return "parse:server"  # needs a model: tests/a2a/test_demo.py runs it against a local fake one
     if tokens == ("pytest",):
         return "run:selftest"
+    if head == "pytest" and tokens[-1] == "&":
+        return None
     if head == "pytest" and _agents(tokens):
         return "run:pytest" if all(_RUNNABLE_AGENTS.match(a) for a in _agents(tokens)) else None
     if head == "pi" and tokens[1:2] and tokens[1] in _PI_RUNNABLE:
@@ -265,6 +275,23 @@ def test_parse_only_commands_hold():
             assert tokens[0] in pyproject["tool"], f"no [tool.{tokens[0]}] in pyproject.toml"
             for path in tokens[1:]:
                 assert path.startswith("-") or path == "check" or (ROOT / path).exists(), f"{command}: {path}"
+        elif kind == "parse:server" and command.lang == "python":
+            compile(command.text, "README server snippet", "exec")
+            for module, names in re.findall(r"^from (pytest_pibench[\w.]*) import (.+)$", command.text, re.M):
+                imported = __import__(module, fromlist=["x"])
+                assert all(hasattr(imported, n.strip()) for n in names.split(",")), (module, names)
+        elif kind == "parse:server":
+            argv = [t for t in tokens if t != "&"]
+            helper = ["pytest_pibench.a2a.green"] if argv[0] == "pi-bench-green" else [str(ROOT / argv[1])]
+            out = subprocess.run([sys.executable, *(["-m"] if argv[0] == "pi-bench-green" else []), *helper,
+                                  "--help"], capture_output=True, text=True, timeout=60, env=_env(ROOT),
+                                 cwd=ROOT / (Path(argv[1]).parent if argv[0] == "python" else "."))
+            assert out.returncode == 0, (command, out.stderr[-2000:])
+            own = [t.split("=", 1)[0] for t in argv[1:] if t.startswith("-")]
+            assert not _missing_options(own, out.stdout), f"{command}: unknown options"
+        elif kind == "parse:docker":
+            assert (ROOT / "Dockerfile").is_file()
+            assert "pi-bench-green" in tokens, command
         elif kind == "parse:conftest":
             compile(command.text, "README conftest.py", "exec")
             import pytest_pibench.plugin as plugin
@@ -276,13 +303,14 @@ def test_parse_only_commands_hold():
 def test_supported_versions_match_pyproject():
     text = README.read_text(encoding="utf-8")
     section = text.split("## Supported versions", 1)[1].split("\n## ", 1)[0]
-    table = dict(re.findall(r"^\| ([\w.-]+)[^|]*\| `([^`]+)` \|", section, re.M))
+    table = dict(re.findall(r"^\| ([\w.-]+(?:\[[\w,-]+\])?)[^|]*\| `([^`]+)` \|", section, re.M))
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     pinned = {"Python": pyproject["requires-python"]}
-    for spec in [*pyproject["dependencies"], *pyproject["optional-dependencies"]["llm"]]:
-        match = re.match(r"([\w.-]+)(.*)", spec)
+    extras = pyproject["optional-dependencies"]
+    for spec in [*pyproject["dependencies"], *extras["llm"], *extras["a2a"]]:
+        match = re.match(r"([\w.-]+)(\[[\w,-]+\])?(.*)", spec)
         assert match, spec
-        pinned[match[1]] = match[2]
+        pinned[match[1] + (match[2] or "")] = match[3]
     assert table == pinned
 
 
