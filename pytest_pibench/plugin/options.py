@@ -160,17 +160,21 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "SPEC",
         repeatable=True,
         help="agent to benchmark (repeatable): oracle, baseline:allow|deny|escalate|silent, "
-        "baseline:routine-<decision>, module:Class, "
+        "baseline:routine-<decision>, litellm:<model>, a2a:<url>, module:Class, "
         "module:factory, path.py:Class",
     ),
     OptionSpec(
         "agent-arg",
         "KEY=VALUE",
         repeatable=True,
-        help="extra litellm parameter of a litellm:<model> agent (repeatable; VALUE parsed as JSON when it can be)",
+        help="extra parameter of the agent's scheme (repeatable; VALUE parsed as JSON when it can be): "
+        "litellm parameters of a litellm:<model> agent, timeout (seconds per request) of an a2a:<url> agent",
     ),
-    OptionSpec("user", "SPEC", help="simulated user: scripted (default), litellm:<model> or module:Class"),
-    OptionSpec("user-arg", "KEY=VALUE", repeatable=True, help="extra litellm parameter of the LLM user"),
+    OptionSpec("user", "SPEC", help="simulated user: scripted (default), litellm:<model>, a2a:<url> or module:Class"),
+    OptionSpec(
+        "user-arg", "KEY=VALUE", repeatable=True,
+        help="extra parameter of the user's scheme: litellm parameters, or timeout of an a2a:<url> user",
+    ),
     OptionSpec("judge", "SPEC", help="Tier-2 judge: litellm:<model> or module:Class (default: none, Tier 2 skipped)"),
     OptionSpec("judge-arg", "KEY=VALUE", repeatable=True, help="extra litellm parameter of the judge"),
     OptionSpec("cache", "DIR", help="LLM response cache folder: a rerun with the same inputs makes no calls"),

@@ -27,3 +27,18 @@ def test_an_unreachable_agent_fails_the_run_as_error_rows_not_as_policy_failures
     rows = json.loads((pytester.path / "r.json").read_text())["rows"]
     assert rows and all(r["termination_reason"] == "infra_error" for r in rows)
     assert result.ret == 9  # the error budget (--pibench-max-error-rate 0) is exceeded
+
+
+def test_pi_run_assesses_a_purple_agent(tmp_path):
+    import subprocess
+    import sys
+
+    with serve() as url:
+        result = subprocess.run(
+            [sys.executable, "-m", "pytest_pibench", "run", "--agent", f"a2a:{url}", "finra", "--concurrency", "4",
+             "--results", str(tmp_path / "r.json")],
+            capture_output=True, text=True, cwd=tmp_path, timeout=300, check=False,
+        )  # fmt: skip
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    rows = json.loads((tmp_path / "r.json").read_text())["rows"]
+    assert len(rows) == 32 and all(r["all_passed"] for r in rows)

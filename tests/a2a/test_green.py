@@ -179,3 +179,29 @@ def test_a_shard_request_runs_only_its_share(tmp_path: Path):
     assert len(merged["rows"]) == 8 and {(r["scenario_id"], r["trial"]) for r in merged["rows"]} == {
         (sid, t) for sid in chosen for t in (0, 1)
     }
+
+
+def test_a_blocking_request_gets_the_finished_task_with_its_artifact():
+    import asyncio
+    import uuid
+
+    from a2a.client import ClientConfig, create_client
+    from a2a.types import a2a_pb2
+    from google.protobuf.json_format import MessageToDict
+
+    with serve() as purple, ServerThread(lambda url: green_app(url)) as green:
+        async def go() -> list[dict[str, Any]]:
+            client = await create_client(green.url, client_config=ClientConfig(streaming=False))
+            message = a2a_pb2.Message(message_id=uuid.uuid4().hex, role=a2a_pb2.Role.ROLE_USER)
+            message.parts.add().data.struct_value.update({"participants": {"agent": purple},
+                                                          "config": {"scenario_ids": RETAIL[:2]}})
+            request = a2a_pb2.SendMessageRequest(message=message)
+            events = [MessageToDict(e) async for e in client.send_message(request)]
+            await client.close()
+            return events
+
+        (event,) = asyncio.run(go())
+    task = event["task"]
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+    artifact = json.loads(task["artifacts"][0]["parts"][1]["text"])
+    assert artifact["results"][0]["score"] == 2 and artifact["participants"] == {"agent": "agent"}

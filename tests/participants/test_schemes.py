@@ -85,7 +85,7 @@ def test_every_role_resolves_through_the_built_in_schemes(scenario):
             resolve_user,
             "oracle",
             "user spec 'oracle': scheme 'oracle' names no user (only: agent); "
-            "use scripted, litellm:<model> or module:Class",
+            "use scripted, litellm:<model>, a2a:<url> or module:Class",
         ),
         (
             resolve_agent,
@@ -102,7 +102,8 @@ def test_every_role_resolves_through_the_built_in_schemes(scenario):
         ),
         (resolve_agent, "oracle:extra", "the oracle takes no argument, got 'oracle:extra'"),
         (resolve_user, "scripted:loud", "the scripted user takes no argument, got 'scripted:loud'"),
-        (resolve_user, "nothing", "cannot resolve user spec 'nothing': use scripted, litellm:<model> or module:Class"),
+        (resolve_user, "nothing", "cannot resolve user spec 'nothing': use scripted, litellm:<model>, a2a:<url> or "
+         "module:Class"),
         (resolve_judge, "nothing", "cannot resolve judge spec 'nothing': use litellm:<model> or module:Class"),
     ],
 )
