@@ -36,7 +36,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from pytest_pibench.a2a.assessment import AssessmentRequestError, parse_request, run_assessment
+from pytest_pibench.a2a.assessment import Assessment, AssessmentRequestError, parse_request, run_assessment
 from pytest_pibench.a2a.serving import serve_forever
 from pytest_pibench.participants.a2a.wire import narrow_numbers
 from pytest_pibench.results.document import Journal, atomic_write_json, journal_path
@@ -68,15 +68,43 @@ def request_payload(message: a2a_pb2.Message | None) -> Any:
 class GreenExecutor(AgentExecutor):
     """Runs one assessment per request, on a worker thread, streaming progress as status updates."""
 
-    def __init__(self, *, max_concurrency: int = 8, results_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        max_concurrency: int = 8,
+        results_dir: Path | None = None,
+        max_assessments: int = 4,
+        allowed_urls: Sequence[str] = (),
+    ) -> None:
         self.max_concurrency = max_concurrency
         self.results_dir = results_dir
+        self.max_assessments = max_assessments
+        self.allowed_urls = tuple(allowed_urls)
+        self._running = 0
+
+    def _check_urls(self, *urls: str) -> None:
+        """With ``--allow-url`` prefixes given, every URL the request names must start with one."""
+        for url in urls:
+            if self.allowed_urls and not any(url.startswith(prefix) for prefix in self.allowed_urls):
+                raise InvalidParamsError(message=f"{url} is not an agent this server may call (see --allow-url)")
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         try:
             assessment = parse_request(request_payload(context.message), max_concurrency=self.max_concurrency)
         except AssessmentRequestError as exc:
             raise InvalidParamsError(message=str(exc)) from None
+        self._check_urls(assessment.purple_url, *([assessment.user[4:]] if assessment.user.startswith("a2a:") else []))
+        if self._running >= self.max_assessments:
+            raise InvalidParamsError(
+                message=f"the server is running {self._running} assessments, its limit: try again later"
+            )
+        self._running += 1
+        try:
+            await self._assess(context, event_queue, assessment)
+        finally:
+            self._running -= 1
+
+    async def _assess(self, context: RequestContext, event_queue: EventQueue, assessment: Assessment) -> None:
         task = context.current_task
         if task is None:
             assert context.message is not None  # parse_request read it
@@ -183,11 +211,24 @@ class _TooLarge(Exception):
     pass
 
 
-def green_app(url: str, *, max_concurrency: int = 8, results_dir: Path | None = None) -> ASGIApp:
+def green_app(
+    url: str,
+    *,
+    max_concurrency: int = 8,
+    results_dir: Path | None = None,
+    max_assessments: int = 4,
+    allowed_urls: Sequence[str] = (),
+) -> ASGIApp:
     """The green server: card at the well-known path, JSON-RPC at ``/``, ``/health``."""
     card = green_card(url)
+    executor = GreenExecutor(
+        max_concurrency=max_concurrency,
+        results_dir=results_dir,
+        max_assessments=max_assessments,
+        allowed_urls=allowed_urls,
+    )
     handler = DefaultRequestHandler(
-        agent_executor=GreenExecutor(max_concurrency=max_concurrency, results_dir=results_dir),
+        agent_executor=executor,
         task_store=InMemoryTaskStore(),
         agent_card=card,
     )
@@ -211,11 +252,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--card-url", help="the URL the agent card advertises (behind a proxy or in a container)")
     parser.add_argument("--max-concurrency", type=int, default=8, help="episodes in flight per assessment, at most")
     parser.add_argument("--results-dir", type=Path, help="keep each assessment's results file here")
+    parser.add_argument("--max-assessments", type=int, default=4, help="assessments running at once, at most")
+    parser.add_argument(
+        "--allow-url", action="append", default=[], metavar="PREFIX",
+        help="only agents (and users) whose URL starts with PREFIX may be assessed (repeatable; default: any)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     if not 1 <= args.max_concurrency <= 256:
         parser.error("--max-concurrency must be between 1 and 256")
+    if not 1 <= args.max_assessments <= 64:
+        parser.error("--max-assessments must be between 1 and 64")
     serve_forever(
-        lambda url: green_app(url, max_concurrency=args.max_concurrency, results_dir=args.results_dir),
+        lambda url: green_app(url, max_concurrency=args.max_concurrency, results_dir=args.results_dir,
+                              max_assessments=args.max_assessments, allowed_urls=args.allow_url),
         host=args.host, port=args.port, url=args.card_url,
     )  # fmt: skip
 

@@ -205,3 +205,53 @@ def test_a_blocking_request_gets_the_finished_task_with_its_artifact():
     assert task["status"]["state"] == "TASK_STATE_COMPLETED"
     artifact = json.loads(task["artifacts"][0]["parts"][1]["text"])
     assert artifact["results"][0]["score"] == 2 and artifact["participants"] == {"agent": "agent"}
+
+
+def _send_raw(green_url: str, payload: dict[str, Any]) -> dict[str, Any]:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
+        "messageId": uuid4_hex(), "role": "ROLE_USER", "parts": [{"text": json.dumps(payload)}]}}}
+    return httpx.post(green_url + "/", json=body, headers={"A2A-Version": "1.0"}, timeout=60).json()
+
+
+def uuid4_hex() -> str:
+    import uuid
+
+    return uuid.uuid4().hex
+
+
+def test_only_allowed_agent_urls_are_called():
+    with ServerThread(lambda url: green_app(url, allowed_urls=["http://purple.internal:"])) as green:
+        answer = _send_raw(green.url, {"participants": {"agent": "http://169.254.169.254/latest"}})
+        refused_user = _send_raw(green.url, {"participants": {"agent": "http://purple.internal:9019"},
+                                             "config": {"user_url": "http://10.0.0.1:80"}})  # fmt: skip
+    assert answer["error"]["code"] == -32602 and "is not an agent this server may call" in answer["error"]["message"]
+    assert "http://10.0.0.1:80 is not an agent this server may call" in refused_user["error"]["message"]
+
+
+def test_assessments_beyond_the_limit_are_refused_while_one_runs():
+    import threading
+    import time
+
+    from a2a_servers import oracle_for
+
+    def slow(context: Any, tools: Any) -> Any:
+        agent = oracle_for(context, tools)
+        generate = agent.generate
+
+        def slowly(message: Any, state: Any) -> Any:
+            time.sleep(0.3)
+            return generate(message, state)
+
+        agent.generate = slowly
+        return agent
+
+    with serve(slow) as purple, ServerThread(lambda url: green_app(url, max_assessments=1)) as green:
+        request = {"participants": {"agent": purple}, "config": {"scenario_ids": RETAIL[:1]}}
+        first: dict[str, Any] = {}
+        worker = threading.Thread(target=lambda: first.update(_send_raw(green.url, request)))
+        worker.start()
+        time.sleep(0.5)  # the first assessment is running (its episode takes seconds)
+        second = _send_raw(green.url, request)
+        worker.join(60)
+    assert "its limit: try again later" in second["error"]["message"]
+    assert first["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
