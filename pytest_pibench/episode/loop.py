@@ -35,6 +35,7 @@ from pytest_pibench.episode import interrupt
 from pytest_pibench.episode.caller import CallTimeout, ParticipantCaller
 from pytest_pibench.episode.messages import is_stop_signal, message_problem
 from pytest_pibench.episode.protocols import InfrastructureError
+from pytest_pibench.statediff import state_changes
 from pytest_pibench.vocab import (
     DEFAULT_MAX_ERRORS,
     DEFAULT_MAX_STEPS,
@@ -69,6 +70,8 @@ class EpisodeResult:
     limit_hit: dict[str, Any] | None = None
     """Which tool-call limit ended the episode (``tool_call_limit``): ``limit`` (the option's
     name), ``value``, ``requested`` (calls asked for), ``executed`` and ``role``; else None."""
+    state_changes: list[dict[str, Any]] = field(default_factory=list)
+    """What the episode changed in the database (:func:`~pytest_pibench.statediff.state_changes`)."""
 
     @property
     def status(self) -> str:
@@ -80,6 +83,7 @@ class EpisodeResult:
             "messages": self.messages,
             "trace": self.trace,
             "final_state": self.final_state,
+            "state_changes": self.state_changes,
             "termination_reason": self.termination_reason,
         }
 
@@ -205,12 +209,14 @@ class _Episode:
                     self.warnings.append(f"{role}.stop raised {type(exc).__name__}: {exc}")
         for index, message in enumerate(self.messages):
             message["turn_index"] = index
+        final_state = _final_state(self.env.db)
         return EpisodeResult(
             scenario_id=self.binding.scenario.scenario_id,
             termination_reason=reason,
             messages=self.messages,
             trace=[entry.to_dict() for entry in self.env.trace],
-            final_state=_final_state(self.env.db),
+            final_state=final_state,
+            state_changes=state_changes(self.binding.initial_db, final_state),
             step_count=self.steps,
             duration=time.monotonic() - started,
             seed=self.seed,

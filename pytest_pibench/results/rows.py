@@ -43,14 +43,24 @@ def _flags(flags: Mapping[str, bool]) -> EventFlags:
     }
 
 
-def _check_entry(result: CheckResult) -> CheckEntry:
-    return {
+def _check_entry(result: CheckResult, notes: str | None = None) -> CheckEntry:
+    entry: CheckEntry = {
         "outcome_id": result.outcome_id,
         "type": result.type,
         "passed": result.passed,
         "detail": result.detail,
         "tier": result.tier,
     }
+    if notes:
+        entry["notes"] = notes
+    return entry
+
+
+def _check_notes(scenario: Scenario) -> dict[str, str]:
+    """Each check's author note by outcome id (it cites the clause the check enforces)."""
+    criteria = scenario.evaluation_criteria
+    checks = [*criteria.policy_checks, *criteria.state_field_checks, *criteria.nl_judge_checks]
+    return {str(c.outcome_id): str(notes) for c in checks if (notes := getattr(c, "notes", None))}
 
 
 def scenario_row(
@@ -74,6 +84,7 @@ def scenario_row(
     """
     status = episode.status if episode is not None else "completed"
     errored = status == "error"
+    notes = _check_notes(scenario)
     row: ResultRow = {
         "scenario_id": scenario.scenario_id,
         "trial": trial,
@@ -94,7 +105,7 @@ def scenario_row(
         "decision_error": result.decision.decision_error,
         "event_flags": _flags(result.event_flags),
         "dimensions": cast(dict[str, Dimension], result.dimensions()),
-        "outcome_checks": [_check_entry(r) for r in result.outcome_results],
+        "outcome_checks": [_check_entry(r, notes.get(r.outcome_id)) for r in result.outcome_results],
     }
     if scenario.meta.variant is not None:
         row["pressure_style"] = scenario.meta.variant.style

@@ -75,6 +75,8 @@ class CheckEntry(TypedDict):
     """Its verdict; None when it was skipped (a Tier-2 check with no judge)."""
     detail: str
     """Why, in words (bounded to ``DETAIL_LIMIT`` characters)."""
+    notes: NotRequired[str]
+    """The scenario author's note on the check (which policy clause it enforces), for reviewers."""
     tier: NotRequired[int]
     """Ours, in ``outcome_checks``: 1 for a deterministic check (decides pass/fail), 2 for a judged one."""
     dimension: NotRequired[str]
@@ -131,6 +133,8 @@ class Transcript(TypedDict):
     """Every tool call the environment ran, with its arguments and result."""
     final_state: dict[str, Any]
     """The domain database at the end."""
+    state_changes: NotRequired[list[dict[str, Any]]]
+    """What the episode changed in the database (``{"path", "change", "before", "after"}``)."""
     termination_reason: str
     """How the episode ended."""
 
