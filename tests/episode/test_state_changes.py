@@ -40,7 +40,11 @@ def test_every_row_carries_its_state_changes_and_check_notes():
     assert any(c["change"] == "added" for c in changes) or any(c["change"] == "changed" for c in changes)
     import json
 
-    scenario = json.loads(TOY_ALLOW.read_text())
+    from pytest_pibench import bundled_scenarios_dir
+
+    path = sorted((bundled_scenarios_dir() / "finra").glob("*.json"))[0]
+    row = run_one(load_scenario(path), "oracle")
+    scenario = json.loads(path.read_text())
     criteria = scenario["evaluation_criteria"]
     written = {c["outcome_id"]: c["notes"] for key in ("policy_checks", "state_field_checks")
                for c in criteria.get(key, []) if c.get("notes")}  # fmt: skip
