@@ -1,5 +1,5 @@
 -- pi-bench leaderboard over AgentBeats results files (results/*.json: the artifact of the green server,
--- or of `pi report -o`). One row per results file, agent id first; rates in percent.
+-- or of `pi report -o`). One row per results file, agent id first; rates in percent; valid runs first.
 -- Run:  duckdb -c ".read leaderboard/leaderboard.sql"   (from the folder that holds results/)
 WITH runs AS (
     SELECT json AS j FROM read_json_objects('results/*.json', format = 'auto')
@@ -29,4 +29,4 @@ SELECT
     CAST(j ->> '$.results[0].metrics.errors' AS INTEGER) AS error_rows,
     coalesce(CAST(j ->> '$.pibench_validity.valid' AS BOOLEAN), true) AS valid
 FROM runs
-ORDER BY overall DESC, agent;
+ORDER BY valid DESC, overall DESC, agent;  -- runs not valid for the leaderboard (a lone shard, over the error budget) last

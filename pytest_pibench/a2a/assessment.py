@@ -16,15 +16,17 @@ Accepted shapes (AgentBeats sends the first, as JSON in a text part; others use 
 
 from __future__ import annotations
 
+import math
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from pytest_pibench.domain.packs import canonical_domain_name
 from pytest_pibench.participants.specs import resolve_agent, resolve_user
 from pytest_pibench.paths import bundled_scenarios_dir
 from pytest_pibench.results.document import Journal, results_document
@@ -33,11 +35,14 @@ from pytest_pibench.runner import run_one
 from pytest_pibench.scenario.loading import discover_scenarios, load_scenario
 from pytest_pibench.vocab import DEFAULT_MAX_STEPS, DEFAULT_SEED
 
-__all__ = ["MAX_TRIALS", "Assessment", "AssessmentRequestError", "parse_request", "run_assessment"]
+__all__ = ["MAX_TRIALS", "Assessment", "AssessmentRequestError", "parse_request", "run_assessment", "url_allowed"]
 
 MAX_TRIALS = 10
 """Most trials per scenario one request may ask for."""
 MAX_STEPS = 200
+MAX_SHARDS = 1000
+EPISODE_TIMEOUT = 1800.0
+"""Seconds one episode may take in all (a purple agent that stalls cannot hold a slot for long)."""
 _IGNORED_WHEN_DEFAULT = {"observer_mode": "audit_only", "retry_failed": 0}
 """Upstream config keys accepted only at the value this server always uses."""
 _REFUSED = ("scenarios_dir", "workspace_root")
@@ -76,7 +81,24 @@ def _http_url(value: Any, what: str) -> str:
     parts = urlsplit(text)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise AssessmentRequestError(f"{what} must be an http(s) URL, got {value!r}")
+    if "@" in parts.netloc:
+        raise AssessmentRequestError(f"{what} must not hold user information, got {value!r}")
     return text.rstrip("/")
+
+
+def url_allowed(url: str, prefixes: Sequence[str]) -> bool:
+    """Whether ``url`` is under one of ``prefixes`` (same scheme, host and port; path under the prefix's).
+
+    Compared parsed, not as text: ``http://a:1@b/`` is host ``b`` whatever its first characters.
+    """
+    target = urlsplit(url)
+    for prefix in prefixes:
+        allowed = urlsplit(prefix)
+        same_origin = (target.scheme, target.hostname, target.port) == (allowed.scheme, allowed.hostname, allowed.port)
+        base = allowed.path.rstrip("/")
+        if same_origin and "@" not in target.netloc and (target.path == base or target.path.startswith(base + "/")):
+            return True
+    return False
 
 
 def _participant(payload: Mapping[str, Any]) -> tuple[str, str]:
@@ -102,14 +124,15 @@ def _int(config: Mapping[str, Any], key: str, default: int, low: int, high: int)
     value = config.get(key, default)
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, int | float) or int(value) != value:
+    whole = isinstance(value, int) or (isinstance(value, float) and math.isfinite(value) and value.is_integer())
+    if isinstance(value, bool) or not whole:
         raise AssessmentRequestError(f"config.{key} must be a whole number, got {value!r}")
     if not low <= int(value) <= high:
         raise AssessmentRequestError(f"config.{key} must be between {low} and {high}, got {value}")
     return int(value)
 
 
-def _user(config: Mapping[str, Any]) -> str:
+def _user(config: Mapping[str, Any], allowed_models: Sequence[str]) -> str:
     if config.get("user_url"):
         return "a2a:" + _http_url(config["user_url"], "config.user_url")
     model = config.get("user_model") or config.get("user")
@@ -118,6 +141,9 @@ def _user(config: Mapping[str, Any]) -> str:
     text = str(model).removeprefix("litellm:")
     if "://" in text or not text.replace("/", "").replace("-", "").replace(".", "").replace("_", "").isalnum():
         raise AssessmentRequestError(f"config.user_model must be a model id such as openai/gpt-4o-mini, got {model!r}")
+    if text not in allowed_models:  # the server's own keys pay for it: only models its operator allowed
+        allowed = f"one of {sorted(allowed_models)}" if allowed_models else "none (the scripted user only)"
+        raise AssessmentRequestError(f"config.user_model {text!r} is not offered here; this server allows {allowed}")
     return f"litellm:{text}"
 
 
@@ -126,13 +152,13 @@ def _scenario_files(config: Mapping[str, Any]) -> list[Path]:
     scenarios = {path: load_scenario(path) for path in files}
     domains: list[str] = []
     if config.get("domains"):
-        if not isinstance(config["domains"], list):
+        if not isinstance(config["domains"], list) or not all(isinstance(d, str) for d in config["domains"]):
             raise AssessmentRequestError("config.domains must be a list of domain names")
-        domains = [str(d) for d in config["domains"]]
+        domains = [canonical_domain_name(d) for d in config["domains"]]
     elif config.get("scenario_scope", "all") == "domain":
         if not config.get("scenario_domain"):
             raise AssessmentRequestError('config.scenario_scope "domain" needs config.scenario_domain')
-        domains = [str(config["scenario_domain"])]
+        domains = [canonical_domain_name(str(config["scenario_domain"]))]  # upstream's aliases too
     elif config.get("scenario_scope", "all") != "all":
         scope = config["scenario_scope"]
         raise AssessmentRequestError(f'config.scenario_scope must be "all" or "domain", got {scope!r}')
@@ -143,7 +169,7 @@ def _scenario_files(config: Mapping[str, Any]) -> list[Path]:
     chosen = [p for p, s in scenarios.items() if not domains or s.meta.domain in domains]
     ids = config.get("scenario_ids")
     if ids:
-        if not isinstance(ids, list):
+        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
             raise AssessmentRequestError("config.scenario_ids must be a list of scenario ids")
         by_id = {scenarios[p].scenario_id: p for p in chosen}
         missing = [i for i in ids if i not in by_id]
@@ -153,7 +179,7 @@ def _scenario_files(config: Mapping[str, Any]) -> list[Path]:
     return sorted(chosen)
 
 
-def parse_request(payload: Any, *, max_concurrency: int = 8) -> Assessment:
+def parse_request(payload: Any, *, max_concurrency: int = 8, user_models: Sequence[str] = ()) -> Assessment:
     """Check and bound one assessment request.
 
     Raises:
@@ -179,12 +205,12 @@ def parse_request(payload: Any, *, max_concurrency: int = 8) -> Assessment:
     items = [(path, trial) for path in _scenario_files(config) for trial in range(trials)]
     shard = None
     if config.get("num_shards") is not None or config.get("shard_index") is not None:
-        count = _int(config, "num_shards", 1, 1, max(1, len(items)))
+        count = _int(config, "num_shards", 1, 1, MAX_SHARDS)
         index = _int(config, "shard_index", 0, 0, count - 1)
         shard = (index, count)
     total = len(items)
-    mine = items[shard[0] :: shard[1]] if shard else items
-    if not mine:
+    mine = items[shard[0] :: shard[1]] if shard else items  # a shard past the last item is empty, and says so
+    if not items:
         raise AssessmentRequestError("the request selects no scenario")
     return Assessment(
         purple_url=url,
@@ -194,7 +220,7 @@ def parse_request(payload: Any, *, max_concurrency: int = 8) -> Assessment:
         seed=_int(config, "seed", DEFAULT_SEED, 0, 2**63 - 1),
         concurrency=_int(config, "concurrency", max_concurrency, 1, max_concurrency),
         max_steps=_int(config, "max_steps", DEFAULT_MAX_STEPS, 1, MAX_STEPS),
-        user=_user(config),
+        user=_user(config, user_models),
         timeout=float(_int(config, "timeout", 120, 1, 3600)),
         label=str(config.get("domain") or "policy_compliance"),
         shard=shard,
@@ -208,27 +234,34 @@ def run_assessment(
     on_row: Callable[[ResultRow, int, int], None] | None = None,
     *,
     journal: Journal | None = None,
+    stop: threading.Event | None = None,
 ) -> ResultsDocument:
     """Run every item of ``assessment`` against its purple agent; a results document of the rows.
 
     ``on_row(row, done, total)`` is called as each episode finishes (from worker
-    threads, one at a time); ``journal`` gets each row as it finishes.
+    threads, one at a time); ``journal`` gets each row as it finishes. Once
+    ``stop`` is set no further episode starts (those running finish), and the
+    document says the run is partial.
     """
+    stop = stop or threading.Event()
+
+    def one(path: Path, trial: int) -> ResultRow | None:
+        if stop.is_set():
+            return None
+        return run_one(path, agent, trial=trial, base_seed=assessment.seed, user_factory=user.build,
+                       max_steps=assessment.max_steps, timeout=EPISODE_TIMEOUT)  # fmt: skip
+
     started = time.monotonic()
     agent = resolve_agent(f"a2a:{assessment.purple_url}", params={"timeout": assessment.timeout})
     user = resolve_user(assessment.user)
     rows: list[ResultRow] = []
     lock = threading.Lock()
     with ThreadPoolExecutor(assessment.concurrency, thread_name_prefix="pibench-green") as pool:
-        futures = [
-            pool.submit(
-                run_one, path, agent, trial=trial, base_seed=assessment.seed, user_factory=user.build,
-                max_steps=assessment.max_steps,
-            )
-            for path, trial in assessment.items
-        ]  # fmt: skip
+        futures = [pool.submit(one, path, trial) for path, trial in assessment.items]
         for future in as_completed(futures):
             row = future.result()
+            if row is None:
+                continue
             with lock:
                 rows.append(row)
                 if journal is not None:
@@ -244,6 +277,8 @@ def run_assessment(
         "request": assessment.settings,
     }
     shard = (assessment.shard[0] + 1, assessment.shard[1]) if assessment.shard else None
+    ended_by = "cancelled by the caller" if len(rows) < len(assessment.items) else None
     return results_document(
-        rows, settings, time.monotonic() - started, planned_items=len(assessment.items), shard=shard
-    )
+        rows, settings, time.monotonic() - started, complete=ended_by is None, ended_by=ended_by,
+        planned_items=len(assessment.items), shard=shard,
+    )  # fmt: skip

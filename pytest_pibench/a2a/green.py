@@ -5,10 +5,10 @@ A2A task: ``submitted``, then ``working`` with one status update per finished
 episode (a data part ``{"done", "total", "scenario_id", "trial", "passed"}``),
 then ``completed`` with the leaderboard artifact (the AgentBeats results shape
 ``pi report`` writes) as the task's artifact (a data part, and the exact JSON as a
-text part), or ``failed`` with the reason. A
-request the server will not run is a JSON-RPC "invalid params" error before any
-task exists; a malformed JSON-RPC body gets the SDK's JSON-RPC error; a body over
-:data:`MAX_REQUEST_BYTES` gets HTTP 413.
+text part), or ``failed`` with the reason. A request the server will not run is
+a JSON-RPC "invalid params" error before any episode runs; a malformed JSON-RPC
+body gets the SDK's JSON-RPC error; a body over :data:`MAX_REQUEST_BYTES` gets
+HTTP 413. The bounds on what runs are in :mod:`~pytest_pibench.a2a._green_executor`.
 
     pi-bench-green --host 127.0.0.1 --port 9009 [--card-url URL] [--max-concurrency 8] [--results-dir DIR]
 """
@@ -16,139 +16,28 @@ task exists; a malformed JSON-RPC body gets the SDK's JSON-RPC error; a body ove
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from a2a.helpers import new_data_part, new_task_from_user_message, new_text_part
-from a2a.server.agent_execution import AgentExecutor, RequestContext
-from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
-from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
 from a2a.types import a2a_pb2
-from a2a.utils.errors import InvalidParamsError, UnsupportedOperationError
-from google.protobuf.json_format import MessageToDict
 from starlette.applications import Starlette
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from pytest_pibench.a2a.assessment import Assessment, AssessmentRequestError, parse_request, run_assessment
+from pytest_pibench.a2a._green_executor import BoundedTaskStore, GreenExecutor, request_payload
 from pytest_pibench.a2a.serving import serve_forever
-from pytest_pibench.participants.a2a.wire import narrow_numbers
-from pytest_pibench.results.document import Journal, atomic_write_json, journal_path
-from pytest_pibench.results.leaderboard import run_artifacts
-from pytest_pibench.results.types import ResultRow
 from pytest_pibench.vocab import __version__
 
-__all__ = ["MAX_REQUEST_BYTES", "GreenExecutor", "green_app", "green_card", "main"]
+__all__ = ["MAX_REQUEST_BYTES", "GreenExecutor", "green_app", "green_card", "main", "request_payload"]
 
+LEGACY_CARD_PATH = "/.well-known/agent.json"
+"""Where A2A 0.x clients (and upstream's tooling) look for the card."""
 MAX_REQUEST_BYTES = 64 * 1024
 """Largest JSON-RPC body the green server reads; an assessment request is a few hundred bytes."""
-
-
-def request_payload(message: a2a_pb2.Message | None) -> Any:
-    """The assessment request in a message: its first data part, else JSON in its first text part."""
-    parts = list(message.parts) if message is not None else []
-    for part in parts:
-        if part.HasField("data"):
-            return narrow_numbers(MessageToDict(part.data))
-    for part in parts:
-        if part.text.strip():
-            try:
-                return json.loads(part.text)
-            except ValueError as exc:
-                raise InvalidParamsError(message=f"the text part is not a JSON assessment request: {exc}") from None
-    raise InvalidParamsError(message="send the assessment request as a data part or as JSON in a text part")
-
-
-class GreenExecutor(AgentExecutor):
-    """Runs one assessment per request, on a worker thread, streaming progress as status updates."""
-
-    def __init__(
-        self,
-        *,
-        max_concurrency: int = 8,
-        results_dir: Path | None = None,
-        max_assessments: int = 4,
-        allowed_urls: Sequence[str] = (),
-    ) -> None:
-        self.max_concurrency = max_concurrency
-        self.results_dir = results_dir
-        self.max_assessments = max_assessments
-        self.allowed_urls = tuple(allowed_urls)
-        self._running = 0
-
-    def _check_urls(self, *urls: str) -> None:
-        """With ``--allow-url`` prefixes given, every URL the request names must start with one."""
-        for url in urls:
-            if self.allowed_urls and not any(url.startswith(prefix) for prefix in self.allowed_urls):
-                raise InvalidParamsError(message=f"{url} is not an agent this server may call (see --allow-url)")
-
-    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        try:
-            assessment = parse_request(request_payload(context.message), max_concurrency=self.max_concurrency)
-        except AssessmentRequestError as exc:
-            raise InvalidParamsError(message=str(exc)) from None
-        self._check_urls(assessment.purple_url, *([assessment.user[4:]] if assessment.user.startswith("a2a:") else []))
-        if self._running >= self.max_assessments:
-            raise InvalidParamsError(
-                message=f"the server is running {self._running} assessments, its limit: try again later"
-            )
-        self._running += 1
-        try:
-            await self._assess(context, event_queue, assessment)
-        finally:
-            self._running -= 1
-
-    async def _assess(self, context: RequestContext, event_queue: EventQueue, assessment: Assessment) -> None:
-        task = context.current_task
-        if task is None:
-            assert context.message is not None  # parse_request read it
-            task = new_task_from_user_message(context.message)
-            await event_queue.enqueue_event(task)
-        updater = TaskUpdater(event_queue, task.id, task.context_id)
-        total = len(assessment.items)
-        await updater.start_work(updater.new_agent_message([new_text_part(f"0/{total} episodes done")]))
-        loop = asyncio.get_running_loop()
-
-        def progress(row: ResultRow, done: int, total: int) -> None:
-            update = {"done": done, "total": total, "scenario_id": row.get("scenario_id"), "trial": row.get("trial"),
-                      "passed": bool(row.get("all_passed"))}  # fmt: skip
-            message = updater.new_agent_message([new_text_part(f"{done}/{total} episodes done"), new_data_part(update)])
-            asyncio.run_coroutine_threadsafe(updater.update_status(a2a_pb2.TASK_STATE_WORKING, message), loop).result()
-
-        journal = None
-        if self.results_dir is not None:
-            journal = Journal(journal_path(self.results_dir / f"{task.id}.json"))
-            journal.open({"task_id": task.id, "agent_id": assessment.agent_id})
-            journal.planned(total)
-        try:
-            document = await asyncio.to_thread(run_assessment, assessment, progress, journal=journal)
-        except Exception as exc:  # the server must answer, whatever broke
-            await updater.failed(updater.new_agent_message([new_text_part(f"assessment failed: {exc}")]))
-            if journal is not None:
-                journal.close(remove=False)
-            return
-        if journal is not None and self.results_dir is not None:
-            atomic_write_json(self.results_dir / f"{task.id}.json", document)
-            journal.close(remove=True)
-        artifacts, problems = run_artifacts(document, domain=assessment.label)
-        (artifact,) = artifacts.values()
-        # The data part is what platforms read; it carries numbers as doubles (a 63-bit seed loses
-        # digits), so the exact JSON goes along as a text part.
-        exact = new_text_part(json.dumps(artifact), media_type="application/json")
-        await updater.add_artifact([new_data_part(artifact), exact], name="pi-bench assessment results")
-        summary = f"{total} episodes assessed"
-        if problems:
-            summary += f"; NOT VALID FOR THE LEADERBOARD: {'; '.join(problems)}"
-        await updater.complete(updater.new_agent_message([new_text_part(summary)]))
-
-    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        raise UnsupportedOperationError(message="an assessment cannot be cancelled once it runs")
 
 
 def green_card(url: str) -> a2a_pb2.AgentCard:
@@ -218,6 +107,7 @@ def green_app(
     results_dir: Path | None = None,
     max_assessments: int = 4,
     allowed_urls: Sequence[str] = (),
+    user_models: Sequence[str] = (),
 ) -> ASGIApp:
     """The green server: card at the well-known path, JSON-RPC at ``/``, ``/health``."""
     card = green_card(url)
@@ -226,19 +116,17 @@ def green_app(
         results_dir=results_dir,
         max_assessments=max_assessments,
         allowed_urls=allowed_urls,
+        user_models=user_models,
     )
-    handler = DefaultRequestHandler(
-        agent_executor=executor,
-        task_store=InMemoryTaskStore(),
-        agent_card=card,
-    )
+    handler = DefaultRequestHandler(agent_executor=executor, task_store=BoundedTaskStore(), agent_card=card)
 
     async def health(request: Any) -> JSONResponse:
         return JSONResponse({"status": "ok", "version": __version__})
 
     routes = [
         *create_agent_card_routes(card),
-        *create_jsonrpc_routes(handler, rpc_url="/"),
+        *create_agent_card_routes(card, card_url=LEGACY_CARD_PATH),  # where 0.3 clients look
+        *create_jsonrpc_routes(handler, rpc_url="/", enable_v0_3_compat=True),  # message/send of 0.3 gateways
         Route("/health", health, methods=["GET"]),
     ]
     return _BodyLimit(Starlette(routes=routes), MAX_REQUEST_BYTES)
@@ -254,8 +142,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--results-dir", type=Path, help="keep each assessment's results file here")
     parser.add_argument("--max-assessments", type=int, default=4, help="assessments running at once, at most")
     parser.add_argument(
-        "--allow-url", action="append", default=[], metavar="PREFIX",
-        help="only agents (and users) whose URL starts with PREFIX may be assessed (repeatable; default: any)",
+        "--allow-url", action="append", default=[], metavar="URL",
+        help="only agents (and users) at this origin, under this path, may be assessed (repeatable; default: any)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--allow-user-model", action="append", default=[], metavar="MODEL",
+        help="a litellm model callers may ask for as user simulator, on this server's keys (default: none)",
     )  # fmt: skip
     args = parser.parse_args(argv)
     if not 1 <= args.max_concurrency <= 256:
@@ -264,7 +156,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error("--max-assessments must be between 1 and 64")
     serve_forever(
         lambda url: green_app(url, max_concurrency=args.max_concurrency, results_dir=args.results_dir,
-                              max_assessments=args.max_assessments, allowed_urls=args.allow_url),
+                              max_assessments=args.max_assessments, allowed_urls=args.allow_url,
+                              user_models=args.allow_user_model),
         host=args.host, port=args.port, url=args.card_url,
     )  # fmt: skip
 

@@ -39,7 +39,7 @@ from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from pytest_pibench.participants.a2a.wire import BOOTSTRAP_EXTENSION, narrow_numbers, reply_payload
+from pytest_pibench.participants.a2a.wire import BOOTSTRAP_EXTENSION, narrow_numbers, openai_messages, reply_payload
 
 __all__ = ["AgentMaker", "PurpleExecutor", "purple_app", "purple_card"]
 
@@ -99,6 +99,13 @@ def _incoming(data: Mapping[str, Any]) -> dict[str, Any]:
     return tools[0] if len(tools) == 1 else {"role": "multi_tool", "tool_messages": tools}
 
 
+def _mid_conversation(data: Mapping[str, Any]) -> bool:
+    """Whether the agent already spoke in this conversation (past the history it was opened with)."""
+    history = len([m for item in data.get("message_history") or [] for m in openai_messages(item)])
+    later = (data.get("messages") or [])[history:]
+    return any(isinstance(m, Mapping) and m.get("role") == "assistant" for m in later)
+
+
 class PurpleExecutor(AgentExecutor):
     """Runs one agent turn per A2A message (the agent's own calls run on a worker thread)."""
 
@@ -139,6 +146,8 @@ class PurpleExecutor(AgentExecutor):
             if session is None:
                 if "benchmark_context" not in data:
                     raise InvalidParamsError(message=f"unknown context {session_key!r}: bootstrap first")
+                if _mid_conversation(data):  # its state is gone: answering would be answering blind
+                    raise InvalidParamsError(message=f"unknown context {session_key!r} in mid-conversation")
                 session = await asyncio.to_thread(self._open, data)
                 self._keep(session_key, session)
             else:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from a2a_servers import serve  # skips this module without the a2a extra
+from typing import Any
+
+from a2a_servers import bundled, serve  # skips this module without the a2a extra
 
 
 @pytest.mark.parametrize("extra", [["-n", "2"], ["--pibench-concurrency=4"]], ids=["xdist", "in-flight"])
@@ -42,3 +44,25 @@ def test_pi_run_assesses_a_purple_agent(tmp_path):
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     rows = json.loads((tmp_path / "r.json").read_text())["rows"]
     assert len(rows) == 32 and all(r["all_passed"] for r in rows)
+
+
+def test_a_broken_episode_in_the_middle_does_not_stop_the_run(pytester):
+    from a2a_servers import _BY_CONTEXT, oracle_for
+
+    chosen = sorted(s.scenario_id for s in bundled() if s.meta.domain == "retail")[:5]
+    broken = chosen[2]
+
+    def make(context: Any, tools: Any) -> Any:
+        agent = oracle_for(context, tools)
+        if _BY_CONTEXT[json.dumps(context, sort_keys=True)].scenario_id == broken:
+            agent.generate = lambda message, state: (_ for _ in ()).throw(RuntimeError("purple agent bug"))
+        return agent
+
+    with serve(make) as url:
+        result = pytester.runpytest_subprocess(
+            f"--pibench-agent=a2a:{url}", "-k", " or ".join(chosen), "--pibench-results=r.json", "-p", "no:cacheprovider"
+        )
+    rows = {r["scenario_id"]: r for r in json.loads((pytester.path / "r.json").read_text())["rows"]}
+    assert sorted(rows) == chosen and result.ret == 1
+    assert rows[broken]["termination_reason"] == "agent_error" and "purple agent bug" in rows[broken]["error"]
+    assert all(rows[s]["all_passed"] for s in chosen if s != broken)

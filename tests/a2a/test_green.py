@@ -219,13 +219,112 @@ def uuid4_hex() -> str:
     return uuid.uuid4().hex
 
 
+@pytest.mark.parametrize(
+    ("url", "allowed"),
+    [
+        ("http://purple.internal:9019", True),
+        ("http://purple.internal:9019/team/a", True),
+        ("http://purple.internal:9020", False),  # another port
+        ("https://purple.internal:9019", False),  # another scheme
+        ("http://purple.internal:9019@10.0.0.5/", False),  # user information: the host is 10.0.0.5
+        ("http://purple.internal.evil.example:9019", False),
+        ("http://169.254.169.254/latest", False),
+    ],
+)
+def test_allowed_urls_are_compared_parsed(url, allowed):
+    from pytest_pibench.a2a.assessment import url_allowed
+
+    assert url_allowed(url, ["http://purple.internal:9019"]) is allowed
+
+
 def test_only_allowed_agent_urls_are_called():
-    with ServerThread(lambda url: green_app(url, allowed_urls=["http://purple.internal:"])) as green:
+    with ServerThread(lambda url: green_app(url, allowed_urls=["http://purple.internal:9019"])) as green:
         answer = _send_raw(green.url, {"participants": {"agent": "http://169.254.169.254/latest"}})
         refused_user = _send_raw(green.url, {"participants": {"agent": "http://purple.internal:9019"},
                                              "config": {"user_url": "http://10.0.0.1:80"}})  # fmt: skip
+        userinfo = _send_raw(green.url, {"participants": {"agent": "http://purple.internal:9019@10.0.0.5/"}})
     assert answer["error"]["code"] == -32602 and "is not an agent this server may call" in answer["error"]["message"]
     assert "http://10.0.0.1:80 is not an agent this server may call" in refused_user["error"]["message"]
+    assert "must not hold user information" in userinfo["error"]["message"]
+
+
+def test_a_card_cannot_send_the_client_elsewhere():
+    """A card naming another address (port 9, where nothing listens): requests go to the origin the caller named."""
+    from a2a_servers import oracle_for
+
+    from pytest_pibench import load_scenario, resolve_agent, run_one
+    from pytest_pibench.a2a.purple import purple_app
+
+    scenario = next(s for s in bundled() if s.meta.domain == "retail")
+    with ServerThread(lambda url: purple_app(oracle_for, name="o", url="http://127.0.0.1:9")) as named:
+        row = run_one(scenario, resolve_agent(f"a2a:{named.url}"))
+    assert row["all_passed"], row.get("error")
+
+
+@pytest.mark.parametrize(
+    ("config", "fragment"),
+    [
+        ({"seed": float("nan")}, "config.seed must be a whole number"),
+        ({"seed": float("inf")}, "config.seed must be a whole number"),
+        ({"scenario_ids": [[1]]}, "config.scenario_ids must be a list of scenario ids"),
+        ({"domains": [{"a": 1}]}, "config.domains must be a list of domain names"),
+        ({"user_model": "openai/gpt-4o-mini"}, "is not offered here; this server allows none"),
+    ],
+)
+def test_odd_values_are_invalid_params_not_internal_errors(config, fragment):
+    with ServerThread(lambda url: green_app(url)) as green:
+        body = json.dumps({"participants": {"agent": URL}, "config": config}, allow_nan=True)
+        answer = _send_raw_text(green.url, body)
+    assert answer["error"]["code"] == -32602 and fragment in answer["error"]["message"], answer
+
+
+def _send_raw_text(green_url: str, text: str) -> dict[str, Any]:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
+        "messageId": uuid4_hex(), "role": "ROLE_USER", "parts": [{"text": text}]}}}
+    return httpx.post(green_url + "/", json=body, headers={"A2A-Version": "1.0"}, timeout=60).json()
+
+
+def test_offered_user_models_upstream_aliases_and_shards_past_the_end():
+    assessment = parse_request({"participants": {"agent": URL}, "config": {"user_model": "openai/gpt-4o-mini"}},
+                               user_models=["openai/gpt-4o-mini"])  # fmt: skip
+    assert assessment.user == "litellm:openai/gpt-4o-mini"
+    alias = parse_request({"participants": {"agent": URL},
+                           "config": {"scenario_scope": "domain", "scenario_domain": "retail_refund_sop_v1"}})
+    assert len(alias.items) == len(RETAIL)
+    late = parse_request({"participants": {"agent": URL}, "shard_index": 7, "num_shards": 8,
+                          "config": {"scenario_ids": RETAIL[:3]}})  # fmt: skip
+    assert late.items == () and late.total_before_shard == 3
+
+
+def test_a_shard_past_the_end_completes_with_an_empty_result():
+    with serve() as purple, ServerThread(lambda url: green_app(url)) as green:
+        events = assess(green.url, {"participants": {"agent": purple}, "shard_index": 5, "num_shards": 6,
+                                    "config": {"scenario_ids": RETAIL[:2]}}, as_text=True)  # fmt: skip
+    states = [e["statusUpdate"]["status"]["state"] for e in events if "statusUpdate" in e]
+    artifact = next(e["artifactUpdate"]["artifact"]["parts"][0]["data"] for e in events if "artifactUpdate" in e)
+    assert states[-1] == "TASK_STATE_COMPLETED" and artifact["results"][0]["max_score"] == 0
+
+
+def test_tasks_are_not_listed_and_the_store_is_bounded():
+    from pytest_pibench.a2a._green_executor import BoundedTaskStore
+
+    with ServerThread(lambda url: green_app(url)) as green:
+        body = {"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": {}}
+        answer = httpx.post(green.url + "/", json=body, headers={"A2A-Version": "1.0"}).json()
+    assert "error" in answer and "not listed" in answer["error"]["message"]
+
+    async def fill() -> list[bool]:
+        from a2a.server.context import ServerCallContext
+        from a2a.types import a2a_pb2
+
+        store, context = BoundedTaskStore(limit=3), ServerCallContext()
+        for i in range(5):
+            await store.save(a2a_pb2.Task(id=f"t{i}", context_id="c"), context)
+        return [await store.get(f"t{i}", context) is not None for i in range(5)]
+
+    import asyncio
+
+    assert asyncio.run(fill()) == [False, False, True, True, True]
 
 
 def test_assessments_beyond_the_limit_are_refused_while_one_runs():
@@ -255,3 +354,57 @@ def test_assessments_beyond_the_limit_are_refused_while_one_runs():
         worker.join(60)
     assert "its limit: try again later" in second["error"]["message"]
     assert first["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+def test_a_cancelled_assessment_keeps_its_slot_until_its_episodes_end(tmp_path: Path):
+    import threading
+    import time
+
+    from a2a_servers import oracle_for
+
+    def slow(context: Any, tools: Any) -> Any:
+        agent = oracle_for(context, tools)
+        generate = agent.generate
+
+        def slowly(message: Any, state: Any) -> Any:
+            time.sleep(0.4)
+            return generate(message, state)
+
+        agent.generate = slowly
+        return agent
+
+    green_app_ = lambda url: green_app(url, max_assessments=1, results_dir=tmp_path)  # noqa: E731
+    with serve(slow) as purple, ServerThread(green_app_) as green:
+        request = {"participants": {"agent": purple}, "config": {"scenario_ids": RETAIL[:3], "concurrency": 1}}
+        body = {"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": {"message": {
+            "messageId": uuid4_hex(), "role": "ROLE_USER", "parts": [{"text": json.dumps(request)}]}}}
+        task_id: list[str] = []
+
+        def stream() -> None:
+            with httpx.stream("POST", green.url + "/", json=body, headers={"A2A-Version": "1.0"}, timeout=60) as r:
+                for line in r.iter_lines():
+                    if line.startswith("data:") and not task_id:
+                        result = json.loads(line[5:])["result"]
+                        task_id.append(result.get("task", {}).get("id") or result["statusUpdate"]["taskId"])
+
+        reader = threading.Thread(target=stream, daemon=True)
+        reader.start()
+        deadline = time.monotonic() + 20
+        while not task_id and time.monotonic() < deadline:
+            time.sleep(0.05)
+        cancel = {"jsonrpc": "2.0", "id": 2, "method": "CancelTask", "params": {"id": task_id[0]}}
+        httpx.post(green.url + "/", json=cancel, headers={"A2A-Version": "1.0"}, timeout=30)
+        refused = _send_raw(green.url, request)  # the cancelled run's episode is still running
+        assert "its limit: try again later" in refused["error"]["message"]
+        accepted = None
+        while time.monotonic() < deadline + 20:  # once it ends (no new episode starts), the slot is free
+            answer = _send_raw(green.url, {**request, "config": {"scenario_ids": RETAIL[:1]}})
+            if "result" in answer:
+                accepted = answer
+                break
+            time.sleep(0.3)
+    assert accepted is not None and accepted["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    from pytest_pibench.results.document import read_results
+
+    partial = read_results(next(tmp_path.glob(f"{task_id[0]}*")))  # the cancelled run's journal, kept
+    assert partial["complete"] is False and len(partial["rows"]) < 3  # no episode started after the cancel

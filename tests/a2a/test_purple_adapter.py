@@ -47,11 +47,12 @@ class _Recorder:
     """An ASGI wrapper that keeps every JSON-RPC body the server receives."""
 
     def __init__(self, app: Any) -> None:
-        self.app, self.bodies = app, []
+        self.app, self.bodies, self.headers = app, [], []
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http" or scope["method"] != "POST":
             return await self.app(scope, receive, send)
+        self.headers.append({k.decode().lower(): v.decode() for k, v in scope["headers"]})
         chunks = []
 
         async def recording() -> Any:
@@ -97,6 +98,20 @@ def test_what_each_request_carries(bootstrap):
     assert all(d["seed"] == data[0]["seed"] for d in data[1:] if "seed" in d)
     turns = data[1:] if bootstrap else data
     assert turns[-1]["messages"][0]["role"] == "assistant"  # the greeting opens the conversation
+    from pytest_pibench.participants.a2a.wire import openai_messages
+
+    for before, after in zip(turns, turns[1:], strict=False):  # the conversation only grows, by what happened
+        assert after["messages"][: len(before["messages"])] == before["messages"]
+    for turn in turns:  # and ends with the newest message, the same one sent losslessly
+        newest = openai_messages(turn["message"])
+        assert turn["messages"][-len(newest):] == newest
+    headers = recorder[0].headers
+    assert all(h.get("a2a-version") == "1.0" for h in headers)
+    asked = [h.get("a2a-extensions", "") for h in headers]
+    if bootstrap:
+        assert all("urn:pi-bench:policy-bootstrap:v1" in a for a in asked)
+    else:
+        assert not any(asked)
 
 
 @pytest.fixture(scope="module")
@@ -201,11 +216,12 @@ def test_an_agent_going_down_mid_episode_is_an_infrastructure_error_row(turn):
     assert "unreachable" in row["error"] and turns["n"] == turn  # never resent: the turn ran once
 
 
-def test_a_forgotten_context_is_a_json_rpc_error_against_the_agent():
+@pytest.mark.parametrize(("bootstrap", "fragment"), [(True, "bootstrap first"), (False, "in mid-conversation")])
+def test_a_forgotten_context_is_a_json_rpc_error_against_the_agent(bootstrap, fragment):
     scenario = next(s for s in ALL if s.meta.domain == "helpdesk")
-    with serve(max_sessions=0) as url:  # drops every session at once: later turns name an unknown context
+    with serve(bootstrap=bootstrap, max_sessions=0) as url:  # drops every session: later turns name an unknown one
         row = run_one(scenario, resolve_agent(f"a2a:{url}"))
-    assert row["termination_reason"] == "agent_error" and "unknown context" in row["error"]
+    assert row["termination_reason"] == "agent_error" and "unknown context" in row["error"] and fragment in row["error"]
 
 
 @pytest.mark.parametrize(

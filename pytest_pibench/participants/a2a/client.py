@@ -28,10 +28,12 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
-from a2a.client import A2AClientError, A2AClientTimeoutError, Client, ClientConfig, ClientFactory
+from a2a.client import A2AClientError, A2AClientTimeoutError, Client, ClientCallContext, ClientConfig, ClientFactory
 from a2a.client.card_resolver import parse_agent_card
+from a2a.client.service_parameters import ServiceParametersFactory, with_a2a_extensions
 from a2a.types import a2a_pb2
 from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH, PROTOCOL_VERSION_CURRENT, VERSION_HEADER
 from google.protobuf.json_format import MessageToDict, ParseDict
@@ -56,6 +58,8 @@ DEFAULT_TIMEOUT = 120.0
 """Seconds one request may take (``--pibench-agent-arg timeout=S``); slower is the agent's ``agent_error``."""
 RETRY_ATTEMPTS = 3
 """Tries of a request that could not reach the agent before it becomes an infrastructure error."""
+MAX_CONNECTIONS = 512
+"""Connections to one agent, at most (above any sensible episodes-in-flight count)."""
 _RETRY_STATUS = {429, 502, 503, 504}
 
 
@@ -73,6 +77,8 @@ class _Unreachable(Exception):
 
 def _classify(exc: A2AClientError) -> Exception:
     cause = exc.__cause__
+    if isinstance(cause, httpx.PoolTimeout):  # our own connection pool was full: never the agent's fault
+        return _Unreachable(f"no free connection to the agent: {cause}", retry=False)
     if isinstance(exc, A2AClientTimeoutError) or isinstance(cause, httpx.TimeoutException):
         if isinstance(cause, httpx.ConnectTimeout):
             return _Unreachable(f"connect timeout: {cause}", retry=True)
@@ -111,11 +117,11 @@ class RemoteAgent:
         part = message.parts.add()
         ParseDict(json.loads(json.dumps(data, default=str)), part.data)
         part.media_type = "application/json"
-        if extension:
+        if extension:  # in the message and, as A2A servers read requested extensions, in the header
             message.extensions.append(BOOTSTRAP_EXTENSION)
-        return _loop.run(self._send(message), timeout=self.timeout * RETRY_ATTEMPTS + 30)
+        return _loop.run(self._send(message, extension), timeout=self.timeout * RETRY_ATTEMPTS + 30)
 
-    async def _send(self, message: a2a_pb2.Message) -> list[dict[str, Any]]:
+    async def _send(self, message: a2a_pb2.Message, extension: bool = False) -> list[dict[str, Any]]:
         try:
             async for attempt in AsyncRetrying(
                 retry=retry_if_exception(lambda e: isinstance(e, _Unreachable) and e.retry),
@@ -124,15 +130,19 @@ class RemoteAgent:
                 reraise=True,
             ):
                 with attempt:
-                    return await self._send_once(message)
+                    return await self._send_once(message, extension)
         except _Unreachable as exc:
             raise InfrastructureError(f"A2A agent at {self.url} unreachable: {exc}") from None
         raise AssertionError("unreachable: tenacity either returns or raises")  # pragma: no cover
 
-    async def _send_once(self, message: a2a_pb2.Message) -> list[dict[str, Any]]:
+    async def _send_once(self, message: a2a_pb2.Message, extension: bool) -> list[dict[str, Any]]:
         request = a2a_pb2.SendMessageRequest(message=message)
+        context = None
+        if extension:
+            parameters = ServiceParametersFactory.create([with_a2a_extensions([BOOTSTRAP_EXTENSION])])
+            context = ClientCallContext(service_parameters=parameters)
         try:
-            async for event in self.client.send_message(request):
+            async for event in self.client.send_message(request, context=context):
                 return _reply_parts(event)
         except A2AClientError as exc:
             raise _classify(exc) from None
@@ -163,7 +173,10 @@ _remotes_lock = threading.Lock()
 async def _connect(url: str, timeout: float) -> RemoteAgent:
     # TCP_NODELAY: a request goes out as headers then body; with Nagle's algorithm and the peer's
     # delayed ACK each turn would wait about 40 ms for nothing.
-    transport = httpx.AsyncHTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
+    transport = httpx.AsyncHTTPTransport(
+        socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
+        limits=httpx.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=64),
+    )
     http = httpx.AsyncClient(
         transport=transport, timeout=timeout, headers={VERSION_HEADER: PROTOCOL_VERSION_CURRENT}
     )
@@ -178,11 +191,32 @@ async def _connect(url: str, timeout: float) -> RemoteAgent:
         card = response.json()
         if not isinstance(card, dict):
             raise ValueError("the agent card is not a JSON object")
-        client = ClientFactory(ClientConfig(streaming=False, httpx_client=http)).create(parse_agent_card(dict(card)))
-    except (httpx.HTTPStatusError, ValueError) as exc:
+        parsed = parse_agent_card(json.loads(json.dumps(card)))
+        _pin_origin(parsed, url)
+        client = ClientFactory(ClientConfig(streaming=False, httpx_client=http)).create(parsed)
+    except Exception as exc:  # not JSON, wrong field types (protobuf's ParseError), no JSON-RPC interface...
         await http.aclose()
-        raise InfrastructureError(f"no usable A2A agent card at {card_url}: {exc}") from None
+        raise InfrastructureError(f"no usable A2A agent card at {card_url}: {type(exc).__name__}: {exc}") from None
     return RemoteAgent(url, card, card_declares_bootstrap(card), client, timeout)
+
+
+def _pin_origin(card: a2a_pb2.AgentCard, url: str) -> None:
+    """Send every request to the origin the user named, whatever the card advertises.
+
+    A card behind a proxy or in a container often names an address the caller
+    cannot reach (``http://0.0.0.0:9019``), and a card must never make the
+    benchmark call a host nobody named (the green server's promise): the
+    interface's path is kept, its scheme, host and port are the named URL's.
+    """
+    named = urlsplit(url)
+    for interface in card.supported_interfaces:
+        advertised = urlsplit(interface.url)
+        if (advertised.scheme, advertised.netloc) != (named.scheme, named.netloc):
+            path = advertised.path if advertised.netloc else named.path
+            interface.url = urlunsplit((named.scheme, named.netloc, path or named.path, advertised.query, ""))
+
+
+_connect_locks: dict[tuple[str, float], threading.Lock] = {}
 
 
 def remote_agent(url: str, timeout: float = DEFAULT_TIMEOUT) -> RemoteAgent:
@@ -190,11 +224,18 @@ def remote_agent(url: str, timeout: float = DEFAULT_TIMEOUT) -> RemoteAgent:
     key = (url, timeout)
     with _remotes_lock:
         known = _remotes.get(key)
+        lock = _connect_locks.setdefault(key, threading.Lock())
     if known is not None:
         return known
-    remote = _loop.run(_connect(url, timeout), timeout=timeout + 30)
-    with _remotes_lock:
-        return _remotes.setdefault(key, remote)
+    with lock:  # one card read per agent, however many episodes start at once
+        with _remotes_lock:
+            known = _remotes.get(key)
+        if known is not None:
+            return known
+        remote = _loop.run(_connect(url, timeout), timeout=timeout + 30)
+        with _remotes_lock:
+            _remotes[key] = remote
+        return remote
 
 
 class A2AAgent:

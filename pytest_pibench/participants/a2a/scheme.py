@@ -32,6 +32,8 @@ def _a2a_url(argument: str, params: Mapping[str, Any]) -> tuple[str, float]:
     parts = urlsplit(argument)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise AgentSpecError(f"{spec!r}: give the agent's base URL, e.g. a2a:http://127.0.0.1:9019")
+    if parts.username is not None or parts.password is not None:
+        raise AgentSpecError(f"{spec!r}: a URL with user information is not accepted (credentials go in a header)")
     require_a2a_extra(spec)
     raw = params.get("timeout", 120.0)
     try:
