@@ -148,6 +148,11 @@ class _Misbehaving(AgentExecutor):
             await asyncio.sleep(3)
         if self.mode == "fail":
             raise RuntimeError("the agent crashed")
+        if self.mode == "huge":
+            from a2a.helpers import new_text_message
+
+            await event_queue.enqueue_event(new_text_message("x" * (17 * 1024 * 1024), context_id=context.context_id))
+            return
         await event_queue.enqueue_event(new_message([new_url_part("http://example.invalid/x")],
                                                     context_id=context.context_id))
 
@@ -180,6 +185,7 @@ def misbehaving() -> Iterator[Any]:
         ("garbage", {}, "no text and no pi-bench data part"),
         ("slow", {"timeout": "0.5"}, "no reply within the request timeout"),
         ("fail", {}, "the agent crashed"),
+        ("huge", {}, "over the 16777216 accepted"),
     ],
 )
 def test_what_the_agent_answers_counts_against_it(misbehaving, mode, params, fragment):

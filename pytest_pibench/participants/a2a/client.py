@@ -58,6 +58,8 @@ DEFAULT_TIMEOUT = 120.0
 """Seconds one request may take (``--pibench-agent-arg timeout=S``); slower is the agent's ``agent_error``."""
 RETRY_ATTEMPTS = 3
 """Tries of a request that could not reach the agent before it becomes an infrastructure error."""
+MAX_REPLY_BYTES = 16 * 1024 * 1024
+"""Largest reply body read from an agent (a turn's reply is kilobytes)."""
 MAX_CONNECTIONS = 512
 """Connections to one agent, at most (above any sensible episodes-in-flight count)."""
 _RETRY_STATUS = {429, 502, 503, 504}
@@ -178,7 +180,10 @@ async def _connect(url: str, timeout: float) -> RemoteAgent:
         limits=httpx.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=64),
     )
     http = httpx.AsyncClient(
-        transport=transport, timeout=timeout, headers={VERSION_HEADER: PROTOCOL_VERSION_CURRENT}
+        transport=transport,
+        timeout=timeout,
+        headers={VERSION_HEADER: PROTOCOL_VERSION_CURRENT},
+        event_hooks={"response": [_bounded_reply]},
     )
     card_url = url.rstrip("/") + AGENT_CARD_WELL_KNOWN_PATH
     try:
@@ -198,6 +203,13 @@ async def _connect(url: str, timeout: float) -> RemoteAgent:
         await http.aclose()
         raise InfrastructureError(f"no usable A2A agent card at {card_url}: {type(exc).__name__}: {exc}") from None
     return RemoteAgent(url, card, card_declares_bootstrap(card), client, timeout)
+
+
+async def _bounded_reply(response: httpx.Response) -> None:
+    """Refuse a declared reply body over :data:`MAX_REPLY_BYTES` before reading it (the agent's error)."""
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_REPLY_BYTES:
+        raise A2AAgentError(f"the agent's reply declares {declared} bytes, over the {MAX_REPLY_BYTES} accepted")
 
 
 def _pin_origin(card: a2a_pb2.AgentCard, url: str) -> None:
