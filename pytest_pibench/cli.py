@@ -7,6 +7,7 @@
     pi validate [PATH...]                  the scenario validator; exit 1 on any problem
     pi report FILE... [-o OUT] [--results R]  results or pytest-json-report file -> leaderboard JSON;
                                            several files (the shards of one run) are merged first
+    pi report FILE... --html PATH          the HTML report; several files: runs side by side
     pi schema                              the JSON Schema of scenario files
     pi generate SCENARIO... [--style S] [--seed N] [--out DIR]
                                            certified pressure variants of hand-written scenarios
@@ -209,10 +210,14 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from pytest_pibench.report import ReportError, report_command
+    from pytest_pibench.report import ReportError, html_report, report_command
 
     files = [_existing(name) for name in args.file]
     try:
+        if args.html:
+            print(f"wrote {html_report(files, args.html)}")
+            if not (args.output or args.results):
+                return 0
         return report_command(files, output=args.output, results=args.results, max_error_rate=args.max_error_rate)
     except ReportError as exc:
         raise _UsageError(f"report: {exc}") from None
@@ -287,6 +292,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     report.add_argument("file", nargs="+", help="results files; several are merged (shards of one run)")
     report.add_argument("--results", help="also write the (merged) results document here")
     report.add_argument("-o", "--output", help="write here instead of standard output")
+    report.add_argument(
+        "--html",
+        metavar="PATH",
+        help="write the HTML report here instead (several files: runs side by side; shards of one run merged)",
+    )
     report.add_argument(
         "--max-error-rate",
         type=float,

@@ -137,19 +137,19 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _check_outputs(config: pytest.Config, settings: Settings) -> None:
-    """An unwritable results or leaderboard path is a usage error before any episode runs.
+    """An unwritable results, leaderboard or HTML path is a usage error before any episode runs.
 
     Probed only when the run benchmarks (an agent, scenario folders, or an output
     path given): a project's plain test run does no file I/O at start-up.
     """
     if hasattr(config, "workerinput"):
         return
-    explicit = config.getoption("pibench_results") is not None or settings.leaderboard
+    explicit = config.getoption("pibench_results") is not None or settings.leaderboard or settings.html
     if not (settings.agents or settings.scenario_dirs or explicit):
         return
     from pytest_pibench.results.document import unwritable_reason
 
-    for option, path in (("results", settings.results), ("leaderboard", settings.leaderboard)):
+    for option, path in (("results", settings.results), ("leaderboard", settings.leaderboard), ("html", settings.html)):
         problem = unwritable_reason(path) if path else None
         if problem:
             raise pytest.UsageError(f"--pibench-{option}: {problem}")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import re
 import time
+from pathlib import Path
 from typing import Any, cast
 
 import pytest
@@ -238,6 +239,10 @@ class ResultCollector:
                     ended_by=self.document["ended_by"],
                 )
                 atomic_write_json(target, artifact)
+        if self.settings.html:
+            from pytest_pibench.report.html import write_html
+
+            write_html([(Path(self.settings.results or "this run").name, self.document)], self.settings.html)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.is_worker or self.document is None:

@@ -78,6 +78,8 @@ class Settings:
     timeout: float | None = DEFAULT_TIMEOUT
     results: str | None = DEFAULT_RESULTS_PATH
     leaderboard: str | None = None
+    html: str | None = None
+    """``--pibench-html PATH``: the HTML report of the run (written at the end, from the results)."""
     fail_under: tuple[Gate, ...] = ()
     baseline: str | None = None
     tolerance: float = 0.0
@@ -219,6 +221,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec("results", "PATH", help=f"results file, '' for none (default {DEFAULT_RESULTS_PATH})"),
     OptionSpec("leaderboard", "PATH", help="write the AgentBeats leaderboard artifact here"),
+    OptionSpec("html", "PATH", help="write the HTML report here (scores, failure shapes, every episode's trace)"),
     OptionSpec(
         "fail-under",
         "METRIC=VALUE",
@@ -375,6 +378,7 @@ def read_settings(config: pytest.Config) -> Settings:
         timeout=timeout or None,
         results=_DEFAULTS["results"] if results is None else (results or None),
         leaderboard=_raw(config, "leaderboard"),
+        html=_raw(config, "html"),
         fail_under=_gates(list(_raw(config, "fail-under") or [])),
         baseline=_raw(config, "baseline"),
         tolerance=_number(config, "tolerance", float, 0),

@@ -205,6 +205,8 @@ def write_summary(terminal: Any, collector: ResultCollector) -> None:
         terminal.write_line(line)
     if collector.settings.results:
         terminal.write_line(f"Results: {collector.settings.results}")
+    if collector.settings.html:
+        terminal.write_line(f"HTML report: {collector.settings.html}")
     validity = document.get("validity")
     if validity and error_budget_exceeded(validity):
         terminal.write_line(f"Error budget: EXCEEDED (exit code {ERROR_BUDGET_EXIT_CODE}); see the error rows above")

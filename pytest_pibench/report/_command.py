@@ -22,7 +22,7 @@ from pytest_pibench.results.leaderboard import leaderboard_path, run_artifacts
 from pytest_pibench.results.merge import MergeError, merge_documents
 from pytest_pibench.results.types import ResultsDocument
 
-__all__ = ["ReportError", "read_run", "report_command"]
+__all__ = ["ReportError", "html_report", "read_run", "report_command"]
 
 
 class ReportError(Exception):
@@ -97,3 +97,29 @@ def report_command(
         print(f"pi report: NOT VALID FOR THE LEADERBOARD: {'; '.join(problems)}", file=sys.stderr)
         return ERROR_BUDGET_EXIT_CODE
     return 0
+
+
+def html_report(files: Sequence[str], path: str) -> Path:
+    """``pi report --html``: the HTML report of the runs in ``files``, side by side.
+
+    Each file is a run, named by its file name, except that the shards of one
+    run (``--pibench-shard``) are merged into one first.
+
+    Raises:
+        ReportError: for a file that does not exist or shards that cannot be merged.
+    """
+    from pytest_pibench.report.html import write_html
+
+    runs: list[tuple[str, ResultsDocument]] = []
+    shards: list[tuple[str, ResultsDocument]] = []
+    for name in files:
+        if not Path(name).exists():
+            raise ReportError(f"no such file or directory: {name}")
+        document = read_run(name)
+        (shards if document.get("shard") else runs).append((Path(name).name, document))
+    if shards:
+        try:
+            runs.append((" + ".join(n for n, _ in shards), merge_documents(shards)))
+        except MergeError as exc:
+            raise ReportError(str(exc)) from None
+    return write_html(runs, path)

@@ -1,0 +1,180 @@
+"""The HTML report's data: runs, contenders (an agent in a run), headline numbers, the episode table, details.
+
+Everything here is JSON-able and bounded: the page embeds it and renders the
+heavy parts (an episode's conversation, trace and state changes) only when a
+reader opens that episode. Long texts are cut to :data:`TEXT_LIMIT` characters
+with a note saying how much was left out, so 100+ scenarios x trials x agents
+stay a file a browser opens at once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pytest_pibench.results.metrics import compute_metrics
+from pytest_pibench.results.types import ResultRow, ResultsDocument
+from pytest_pibench.vocab import COLUMNS, GROUPS, LABELS
+
+__all__ = ["DECISIONS", "TEXT_LIMIT", "build_view"]
+
+TEXT_LIMIT = 4000
+"""Characters of one message, tool result or value kept in the page; the rest is folded away."""
+DECISIONS = (*LABELS, "NONE")
+"""Columns of the confusion matrix: the four decisions, and none recorded."""
+
+
+def _cut(text: str, limit: int = TEXT_LIMIT) -> str:
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}\n… ({len(text) - limit} more characters not shown)"
+
+
+def _value(value: Any) -> str:
+    """A state value as short text for the diff table."""
+    text = value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)
+    return _cut(text, 600)
+
+
+def _message(message: Mapping[str, Any]) -> dict[str, Any]:
+    role = str(message.get("role", ""))
+    if role == "multi_tool":
+        return {"role": "tool", "content": "", "results": [_message(m) for m in message.get("tool_messages") or []]}
+    calls = [
+        {"name": str(c.get("name", "")), "arguments": _cut(json.dumps(c.get("arguments") or {}, ensure_ascii=False))}
+        for c in message.get("tool_calls") or []
+        if isinstance(c, Mapping)
+    ]
+    content = message.get("content")
+    text = content if isinstance(content, str) else json.dumps(content, default=str) if content is not None else ""
+    # A tool result is shown whole in the tool-call table; the conversation keeps a preview.
+    out: dict[str, Any] = {"role": role, "content": _cut(text, 300 if role == "tool" else TEXT_LIMIT)}
+    if calls:
+        out["calls"] = calls
+    if role == "tool":
+        out["name"] = str(message.get("name", ""))
+        out["error"] = bool(message.get("error"))
+    return out
+
+
+def _details(row: ResultRow) -> dict[str, Any]:
+    """What opening an episode shows: conversation, trace, failed checks, state changes, then hidden facts."""
+    transcript: Mapping[str, Any] = row.get("transcript") or {}
+    checks = row.get("outcome_checks") or []
+    return {
+        "messages": [_message(m) for m in transcript.get("messages") or [] if isinstance(m, Mapping)],
+        "trace": [
+            {
+                "tool": str(t.get("tool_name", "")),
+                "arguments": _cut(json.dumps(t.get("arguments") or {}, ensure_ascii=False)),
+                "result": _cut(str(t.get("result_content", "")), 1500),
+                "error": bool(t.get("result_error")),
+                "blocked": bool(t.get("blocked")),
+            }
+            for t in transcript.get("trace") or []
+        ],
+        "changes": [
+            {"path": c.get("path", ""), "change": c.get("change", ""),
+             "before": _value(c.get("before")) if "before" in c else None,
+             "after": _value(c.get("after")) if "after" in c else None, "count": c.get("count")}
+            for c in transcript.get("state_changes") or []
+        ],
+        "checks": [
+            {"id": c.get("outcome_id"), "type": c.get("type"), "passed": c.get("passed"),
+             "detail": _cut(str(c.get("detail") or ""), 1500), "notes": c.get("notes") or ""}
+            for c in checks
+        ],
+        "error": row.get("error") or "",
+        "transcript": bool(transcript),
+    }
+
+
+def _contender_label(agent: str, run: str, several_runs: bool) -> str:
+    return f"{agent} · {run}" if several_runs else agent
+
+
+def _confusion(rows: Sequence[ResultRow]) -> dict[str, dict[str, int]]:
+    table = {label: dict.fromkeys(DECISIONS, 0) for label in LABELS}
+    for row in rows:
+        if row.get("status") == "error":
+            continue
+        label = str(row.get("label") or "")
+        decision = str(row.get("canonical_decision") or "NONE")
+        if label in table:
+            table[label][decision if decision in DECISIONS else "NONE"] += 1
+    return table
+
+
+def build_view(runs: Sequence[tuple[str, ResultsDocument]]) -> dict[str, Any]:
+    """The report's data for one or several runs (``(name, results document)`` pairs)."""
+    several = len(runs) > 1
+    view_runs: list[dict[str, Any]] = []
+    contenders: list[dict[str, Any]] = []
+    episodes: list[dict[str, Any]] = []
+    details: list[dict[str, Any]] = []
+    notes: dict[str, dict[str, str]] = {}  # scenario id -> check id -> the author's note (its clause), once
+    for run_index, (name, document) in enumerate(runs):
+        rows = list(document.get("rows") or [])
+        view_runs.append(
+            {
+                "name": name,
+                "created": document.get("created"),
+                "complete": document.get("complete") is not False,
+                "ended_by": document.get("ended_by"),
+                "validity": document.get("validity"),
+                "wall_time": document.get("wall_time"),
+                "settings": document.get("settings") or {},
+                "versions": {"pytest-pibench": document.get("pytest_pibench_version"),
+                             "benchmark": document.get("benchmark_version"),
+                             "results format": document.get("format_version")},
+                "fingerprints": sorted({str(r["fingerprint"]) for r in rows if r.get("fingerprint")})[:5],
+                "rows": len(rows),
+            }
+        )
+        for agent in dict.fromkeys(str(r.get("agent", "agent")) for r in rows):
+            mine = [r for r in rows if str(r.get("agent", "agent")) == agent]
+            index = len(contenders)
+            contenders.append(
+                {
+                    "label": _contender_label(agent, name, several),
+                    "agent": agent,
+                    "run": run_index,
+                    "metrics": compute_metrics(mine),
+                    "confusion": _confusion(mine),
+                }
+            )
+            for row in mine:
+                episodes.append(
+                    {
+                        "c": index,
+                        "sid": row.get("scenario_id"),
+                        "trial": row.get("trial", 0),
+                        "domain": row.get("domain_name") or row.get("domain"),
+                        "label": row.get("label"),
+                        "column": row.get("leaderboard_primary"),
+                        "passed": bool(row.get("all_passed")),
+                        "status": row.get("status"),
+                        "decision": row.get("canonical_decision") or "NONE",
+                        "reason": row.get("termination_reason"),
+                        "style": row.get("pressure_style") or "",
+                        "failed": sum(1 for c in row.get("outcome_checks") or [] if c.get("passed") is False),
+                        "flags": [k for k, v in (row.get("event_flags") or {}).items() if v],
+                    }
+                )
+                details.append(_details(row))
+                mine_notes = notes.setdefault(str(row.get("scenario_id")), {})
+                for check in row.get("outcome_checks") or []:
+                    if check.get("notes"):
+                        mine_notes[str(check.get("outcome_id"))] = str(check["notes"])
+    return {
+        "runs": view_runs,
+        "contenders": contenders,
+        "episodes": episodes,
+        "details": details,
+        "notes": notes,
+        "columns": list(COLUMNS),
+        "groups": {group: list(columns) for group, columns in GROUPS.items()},
+        "labels": list(LABELS),
+        "decisions": list(DECISIONS),
+    }

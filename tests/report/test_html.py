@@ -1,0 +1,99 @@
+"""The HTML report: one self-contained page from results documents (pure Python, no browser)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pytest_pibench import bundled_scenarios_dir, discover_scenarios, run_one
+from pytest_pibench.report.html import render_html, write_html
+from pytest_pibench.results.document import atomic_write_json, results_document
+
+
+def _document(agents: list[str], files: list[Path], trials: int = 1) -> dict:
+    rows = [run_one(f, a, trial=t) for a in agents for f in files for t in range(trials)]
+    return results_document(rows, {"agents": agents, "seed": 42}, 1.5)
+
+
+@pytest.fixture(scope="module")
+def finra_files() -> list[Path]:
+    return [f for f in discover_scenarios(bundled_scenarios_dir()) if "finra" in f.parts][:8]
+
+
+def _data(html: str) -> dict:
+    match = re.search(r'<script id="pibench-data" type="application/json">(.*?)</script>', html, re.S)
+    assert match
+    return json.loads(match.group(1))
+
+
+def test_the_page_has_every_section_and_no_outside_reference(finra_files):
+    html = render_html([("run", _document(["oracle", "baseline:deny"], finra_files))])
+    for section in ("headline", "capabilities", "failure-shape", "scenarios", "configuration"):
+        assert f'<section id="{section}">' in html
+    assert html.count('<svg class="chart"') == 5  # groups, columns, flags, by domain, by label
+    assert not re.search(r'(src|href)="(https?:)?//', html)  # nothing loaded at view time
+    data = _data(html)
+    assert [c["label"] for c in data["contenders"]] == ["oracle", "baseline:deny"]
+    assert len(data["episodes"]) == len(data["details"]) == 16
+    deny = data["contenders"][1]["confusion"]
+    assert sum(deny[label]["DENY"] for label in deny) == 8 and all(deny[l]["ALLOW"] == 0 for l in deny)
+
+
+def test_an_episode_carries_conversation_trace_failed_checks_changes_and_clauses(finra_files):
+    data = _data(render_html([("run", _document(["oracle", "baseline:allow"], finra_files[:2]))]))
+    oracle, allow = data["details"][0], data["details"][2]
+    assert oracle["messages"][0]["role"] == "assistant" and any(m.get("calls") for m in oracle["messages"])
+    assert oracle["trace"] and oracle["changes"]  # the oracle acted: its state changes are listed
+    failed = [c for c in allow["checks"] if c["passed"] is False]
+    notes = data["notes"][data["episodes"][2]["sid"]]
+    assert failed and all(c["detail"] for c in failed)
+    cited = [notes[c["id"]] for c in failed if c["id"] in notes]
+    assert cited and all(re.match(r"FIN-\d", n) for n in cited)  # the clause each failed check cites
+
+
+def test_several_runs_side_by_side_and_a_partial_run_says_so(finra_files, tmp_path):
+    first = _document(["oracle"], finra_files[:3])
+    second = _document(["oracle"], finra_files[:3])
+    second["complete"], second["ended_by"] = False, "interrupted by SIGINT"
+    html = render_html([("monday.json", first), ("tuesday.json", second)])
+    data = _data(html)
+    assert [c["label"] for c in data["contenders"]] == ["oracle · monday.json", "oracle · tuesday.json"]
+    assert "Partial run: tuesday.json did not finish" in html
+
+
+def test_text_cannot_break_out_of_the_page_and_long_outputs_are_folded(finra_files):
+    document = _document(["oracle"], finra_files[:1])
+    messages = document["rows"][0]["transcript"]["messages"]
+    messages.append({"role": "user", "content": "</script><script>alert(1)</script>" + "x" * 10_000})
+    html = render_html([("run", document)])
+    assert html.count("<script") == 2  # the data block and the report's own script: nothing injected
+    last = _data(html)["details"][0]["messages"][-1]["content"]
+    assert last.startswith("</script>") and "more characters not shown" in last and len(last) < 4100
+
+
+def test_a_large_run_stays_a_reasonable_size():
+    files = list(discover_scenarios(bundled_scenarios_dir()))
+    html = render_html([("run", _document(["oracle", "baseline:deny"], files, trials=2))])
+    data = _data(html)
+    assert len(data["episodes"]) == 4 * len(files)
+    assert len(html) < 12 * 1024 * 1024  # 400+ episodes with full transcripts, state as diffs
+
+
+def test_pi_report_html_compares_two_results_files(finra_files, tmp_path):
+    atomic_write_json(tmp_path / "a.json", _document(["oracle"], finra_files[:2]))
+    atomic_write_json(tmp_path / "b.json", _document(["baseline:deny"], finra_files[:2]))
+    out = subprocess.run([sys.executable, "-m", "pytest_pibench", "report", "a.json", "b.json", "--html", "r.html"],
+                         cwd=tmp_path, capture_output=True, text=True, check=False)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    data = _data((tmp_path / "r.html").read_text())
+    assert [c["label"] for c in data["contenders"]] == ["oracle · a.json", "baseline:deny · b.json"]
+
+
+def test_write_html_makes_folders(finra_files, tmp_path):
+    path = write_html([("run", _document(["oracle"], finra_files[:1]))], tmp_path / "deep" / "r.html")
+    assert path.read_text().startswith("<!DOCTYPE html>")
