@@ -168,6 +168,18 @@ def event_flags(
     }
 
 
+def _replay(scenario: Scenario, messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """A fresh environment's database after every tool call of ``messages``, in order (the ``DB`` family)."""
+    from pytest_pibench.env.binding import bind_scenario
+
+    environment = bind_scenario(scenario).new_environment()
+    for message in messages:
+        calls = [c for c in message.get("tool_calls") or [] if isinstance(c, Mapping)]
+        if calls:
+            environment.execute_all([dict(c) for c in calls], str(message.get("requestor") or "assistant"))
+    return environment.db
+
+
 def evaluate(scenario: Scenario, transcript: Any, *, judge: JudgeProtocol | None = None) -> ScenarioResult:
     """Score a transcript (``messages``, ``trace``, ``final_state``, ``termination_reason``).
 
@@ -205,7 +217,7 @@ def evaluate(scenario: Scenario, transcript: Any, *, judge: JudgeProtocol | None
             breakdown[family] = 0.0
             continue
         ask = None if judge is None else _judge_asker(judge)  # the judge cache is per family, as upstream
-        context = CheckContext(trace or (), messages, decision, state, ask)
+        context = CheckContext(trace or (), messages, decision, state, ask, lambda: _replay(scenario, messages))
         checks = criteria.checks_of(family)
         if checks is not None:
             batch = [run_check(c, context) for c in checks]

@@ -52,6 +52,7 @@ def run_episode(
     binding: Binding | None = None,
     max_tool_calls_per_message: int = DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE,
     max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
+    observer_mode: str = "audit_only",
 ) -> EpisodeResult:
     """Run one episode of ``scenario`` with ``agent`` and ``user``.
 
@@ -69,6 +70,9 @@ def run_episode(
             for more ends the episode as ``tool_call_limit`` after running the first ones.
         max_tool_calls: most tool calls run in the whole episode; the same ending past it.
             Calls over either limit never run and are not in the trace.
+        observer_mode: ``audit_only`` (every call runs) or ``hard_gate`` (calls to the tools the
+            scenario forbids are blocked and recorded as blocked attempts); a scenario's own
+            ``meta.observer_mode`` wins.
 
     Raises:
         ScenarioError, DomainError, AgentSpecError: when the episode cannot start
@@ -94,6 +98,7 @@ def run_episode(
         timeout=timeout,
         max_tool_calls_per_message=max_tool_calls_per_message,
         max_tool_calls=max_tool_calls,
+        observer_mode=observer_mode,
     )
 
 
@@ -112,6 +117,7 @@ def run_one(
     include_transcript: bool = True,
     max_tool_calls_per_message: int = DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE,
     max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
+    observer_mode: str = "audit_only",
 ) -> ResultRow:
     """Run and score one episode into a result row.
 
@@ -154,6 +160,7 @@ def run_one(
             binding=binding,
             max_tool_calls_per_message=max_tool_calls_per_message,
             max_tool_calls=max_tool_calls,
+            observer_mode=observer_mode,
         )
         judging = True
         result = evaluate(loaded, episode, judge=judge_obj)

@@ -128,6 +128,9 @@ class CheckContext:
     decision: DecisionInfo
     final_state: Any = None
     ask_judge: JudgeAsk | None = None
+    replay: Callable[[], Any] | None = None
+    """The database a fresh environment ends with after every tool call of the messages, replayed in
+    order (upstream's ``DB`` family compares it with ``expected_db``); None when nobody can replay."""
 
 
 M = TypeVar("M", bound=CheckModel)

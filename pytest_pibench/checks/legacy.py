@@ -2,19 +2,23 @@
 
 No upstream scenario uses them, but a file that lists them in ``reward_basis``
 scores as it would upstream: ``ACTION`` (``expected_actions``), ``DB``
-(passes without ``expected_db``), ``COMMUNICATE`` (``communicate_info``) and
-``NL_ASSERTION`` (``nl_assertions``). Any other family is a failing Tier-1
+(``expected_db``; passes without one), ``COMMUNICATE`` (``communicate_info``) and
+``NL_ASSERTION`` (``nl_assertions``); ``DB`` replays the messages' tool calls on a fresh environment
+and compares its database's hash with ``expected_db``'s. Any other family is a failing Tier-1
 result, as upstream.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_pibench.checks.base import CheckContext, Dimension
 from pytest_pibench.checks.judge import assistant_text
 from pytest_pibench.checks.result import CheckResult
+from pytest_pibench.statediff import state_changes
 from pytest_pibench.transcript import extract_text
 
 __all__ = ["LEGACY_DIMENSIONS", "run_family"]
@@ -34,14 +38,35 @@ def run_family(family: str, extra: Mapping[str, Any], context: CheckContext) -> 
     if family == "ACTION":
         return [_action(a, messages) for a in extra.get("expected_actions") or [] if isinstance(a, Mapping)]
     if family == "DB":
-        if extra.get("expected_db"):
-            return [CheckResult("db", "db_replay", False, "db replay against expected_db is not supported")]
-        return [CheckResult("db", "db_replay", True, "no expected_db")]
+        return [_db_replay(extra.get("expected_db"), context)]
     if family == "COMMUNICATE":
         return _communicate(extra.get("communicate_info") or [], messages)
     if family == "NL_ASSERTION":
         return _nl_assertions(extra.get("nl_assertions") or [], context)
     return [CheckResult("unknown", family, False, f"unsupported evaluator family {family!r}")]
+
+
+def db_hash(db: Any) -> str:
+    """Upstream's database hash: SHA-256 of the canonical JSON (sorted keys, no spaces)."""
+    return hashlib.sha256(json.dumps(db, sort_keys=True, separators=(",", ":"), default=str).encode()).hexdigest()
+
+
+def _db_replay(expected: Any, context: CheckContext) -> CheckResult:
+    """``expected_db``: replay the messages' tool calls on a fresh environment; its database must hash the same."""
+    if not expected:
+        return CheckResult("db", "db_replay", True, "no expected_db")
+    if context.replay is None:
+        return CheckResult("db", "db_replay", False, "db_replay: no environment to replay the tool calls on")
+    replayed = context.replay()
+    got, wanted = db_hash(replayed), db_hash(expected)
+    if got == wanted:
+        return CheckResult("db", "db_replay", True, f"db_replay: the replayed database matches expected_db {got[:12]}")
+    differences = state_changes(expected, replayed)
+    shown = "; ".join(f"{d['path'] or '(root)'} {d['change']}" for d in differences[:5])
+    more = f" and {len(differences) - 5} more" if len(differences) > 5 else ""
+    return CheckResult(
+        "db", "db_replay", False, f"db_replay: replayed {got[:12]} != expected {wanted[:12]}; differs at {shown}{more}"
+    )
 
 
 def _tool_calls(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

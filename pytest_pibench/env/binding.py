@@ -69,9 +69,15 @@ class Binding:
             db["now"] = setup.now
         return db
 
-    def new_environment(self) -> Environment:
-        """A fresh environment on a private copy of :attr:`initial_db`."""
-        return Environment(copy_record(self.initial_db), self.tools, self.domain.tool_names)
+    def observer_mode(self, default: str = "audit_only") -> str:
+        """The scenario's own ``meta.observer_mode`` when it sets one, else ``default`` (the run's)."""
+        own = getattr(self.scenario.meta, "observer_mode", None)
+        return str(own) if own else default
+
+    def new_environment(self, observer_mode: str = "audit_only") -> Environment:
+        """A fresh environment on a private copy of :attr:`initial_db` (``hard_gate``: forbidden tools blocked)."""
+        blocked = self.scenario.forbidden_tools if self.observer_mode(observer_mode) == "hard_gate" else ()
+        return Environment(copy_record(self.initial_db), self.tools, self.domain.tool_names, blocked_tools=blocked)
 
     def task_text(self) -> str:
         setup = self.scenario.environment_setup

@@ -10,7 +10,13 @@ from pytest_pibench.domain.tools import Tool, ToolArgumentError
 from pytest_pibench.toolkit import ToolError, copy_record
 from pytest_pibench.transcript import TraceEntry  # re-exported: its home moved down for the checks
 
-__all__ = ["Environment", "TraceEntry", "deep_merge"]
+__all__ = ["BLOCKED_MESSAGE", "OBSERVER_MODES", "Environment", "TraceEntry", "deep_merge"]
+
+BLOCKED_MESSAGE = "Error: Tool not permitted by policy"
+"""What a call to a forbidden tool gets under ``hard_gate`` (upstream's text)."""
+OBSERVER_MODES = ("audit_only", "hard_gate")
+"""``audit_only`` (default): every call runs and is recorded. ``hard_gate``: calls to the tools the
+scenario forbids (``tool_not_called``) are blocked before they run, and recorded as blocked attempts."""
 
 
 def deep_merge(base: Mapping[str, Any], patch: Mapping[str, Any]) -> dict[str, Any]:
@@ -42,10 +48,19 @@ class Environment:
     gets a precise error.
     """
 
-    def __init__(self, db: dict[str, Any], tools: Iterable[Tool], catalog: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        db: dict[str, Any],
+        tools: Iterable[Tool],
+        catalog: Iterable[str] = (),
+        *,
+        blocked_tools: Iterable[str] = (),
+    ) -> None:
         self.db = db
         self.tools = {t.name: t for t in tools}
         self._catalog = set(catalog)
+        self.blocked_tools = frozenset(blocked_tools)
+        """Tools never run (``hard_gate``): a call is recorded as a blocked attempt and answered with an error."""
         self.trace: list[TraceEntry] = []
         self.error_count = 0
 
@@ -65,6 +80,12 @@ class Environment:
         arguments = dict(raw_arguments) if isinstance(raw_arguments, Mapping) else {}
         error = True
         tool = self.tools.get(name)
+        if name in self.blocked_tools:  # upstream's hard gate: the attempt is on record, the tool never runs
+            content = json.dumps(BLOCKED_MESSAGE)
+            self.error_count += 1
+            self.trace.append(TraceEntry(len(self.trace), name, copy_record(arguments), content, True, requestor, True))
+            return {"role": "tool", "id": str(call.get("id", "")), "name": name, "content": content,
+                    "requestor": requestor, "error": True}  # fmt: skip
         if tool is None:
             where = "is not available in this scenario" if name in self._catalog else "not found"
             text = f"Error: Tool '{name}' {where}."

@@ -140,6 +140,7 @@ def play_episode(
     timeout: float | None = None,
     max_tool_calls_per_message: int = DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE,
     max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
+    observer_mode: str = "audit_only",
 ) -> EpisodeResult:
     """Play one episode of a bound scenario between participant objects (see :func:`run_episode`).
 
@@ -155,6 +156,7 @@ def play_episode(
         timeout,
         max_tool_calls_per_message=max_tool_calls_per_message,
         max_tool_calls=max_tool_calls,
+        observer_mode=observer_mode,
     ).run()
 
 
@@ -171,6 +173,7 @@ class _Episode:
         *,
         max_tool_calls_per_message: int = DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE,
         max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
+        observer_mode: str = "audit_only",
     ) -> None:
         self.binding = binding
         self.agent = agent
@@ -179,7 +182,7 @@ class _Episode:
         self.max_steps = max_steps
         self.max_errors = max_errors
         self.timeout = timeout
-        self.env = binding.new_environment()
+        self.env = binding.new_environment(observer_mode)
         self.messages: list[dict[str, Any]] = []
         self.error: dict[str, str] | None = None
         self.warnings: list[str] = []

@@ -75,6 +75,8 @@ class Settings:
     max_steps: int = DEFAULT_MAX_STEPS
     max_tool_calls_per_message: int = DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE
     max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS
+    observer_mode: str = "audit_only"
+    """``audit_only`` or ``hard_gate`` (forbidden tools blocked before they run); a scenario's own wins."""
     timeout: float | None = DEFAULT_TIMEOUT
     results: str | None = DEFAULT_RESULTS_PATH
     leaderboard: str | None = None
@@ -119,6 +121,7 @@ class Settings:
             "max_steps": self.max_steps,
             "max_tool_calls_per_message": self.max_tool_calls_per_message,
             "max_tool_calls": self.max_tool_calls,
+            "observer_mode": self.observer_mode,
             "timeout": self.timeout,
             "judge": self.judge,
             "agent_args": _public(self.agent_args),
@@ -214,6 +217,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
         f"(default {DEFAULT_MAX_TOOL_CALLS})",
     ),
     OptionSpec(
+        "observer-mode",
+        "MODE",
+        help="audit_only (default: every call runs) or hard_gate (calls to the tools a scenario forbids are "
+        "blocked before they run and recorded as blocked attempts); a scenario's meta.observer_mode wins",
+    ),
+    OptionSpec(
         "timeout",
         "SECONDS",
         value_type=float,
@@ -306,6 +315,13 @@ def _fraction(config: pytest.Config, name: str) -> float:
 _GATE = re.compile(r"^\s*([^=]+?)\s*=\s*([-+0-9.eE]+)\s*$")
 
 
+def _observer_mode(config: pytest.Config) -> str:
+    mode = str(_raw(config, "observer-mode") or "audit_only")
+    if mode not in ("audit_only", "hard_gate"):
+        raise pytest.UsageError(f"--pibench-observer-mode: choose audit_only or hard_gate, got {mode!r}")
+    return mode
+
+
 def _gates(values: list[str]) -> tuple[Gate, ...]:
     gates = []
     for text in values:
@@ -375,6 +391,7 @@ def read_settings(config: pytest.Config) -> Settings:
         max_steps=_number(config, "max-steps", int, 1),
         max_tool_calls_per_message=_number(config, "max-tool-calls-per-message", int, 1),
         max_tool_calls=_number(config, "max-tool-calls", int, 1),
+        observer_mode=_observer_mode(config),
         timeout=timeout or None,
         results=_DEFAULTS["results"] if results is None else (results or None),
         leaderboard=_raw(config, "leaderboard"),

@@ -148,6 +148,9 @@ def consistency_problems(scenario: Scenario) -> list[Problem]:
     basis = set(crit.reward_basis)
     checks = crit.policy_checks
     where = "evaluation_criteria"
+    mode = getattr(scenario.meta, "observer_mode", None)
+    if mode is not None and mode not in ("audit_only", "hard_gate"):
+        problems.append(("meta.observer_mode", f"must be audit_only or hard_gate, got {mode!r}"))
 
     if "POLICY" in basis:
         if not checks:
