@@ -45,11 +45,12 @@ def read_run(path: str) -> ResultsDocument:
             block = data.get("pibench") or {}
             document: ResultsDocument = {
                 "rows": rows,
-                "wall_time": float(data.get("duration") or 0.0),
+                "wall_time": round(float(data.get("duration") or 0.0), 3),
                 "complete": block.get("complete", True),
             }
-            if block.get("validity"):
-                document["validity"] = block["validity"]
+            for key in ("validity", "settings", "benchmark_version", "format_version", "created"):
+                if block.get(key) is not None:
+                    document[key] = block[key]
             return document
         raise SystemExit(f"pi report: {path} has no pi-bench metadata (was the run made with --json-report?)")
     raise SystemExit(f"pi report: {path} is neither a pi-bench results file nor a pytest-json-report file")
@@ -112,14 +113,25 @@ def html_report(files: Sequence[str], path: str) -> Path:
 
     runs: list[tuple[str, ResultsDocument]] = []
     shards: list[tuple[str, ResultsDocument]] = []
+    names = _run_names(files)
     for name in files:
         if not Path(name).exists():
             raise ReportError(f"no such file or directory: {name}")
         document = read_run(name)
-        (shards if document.get("shard") else runs).append((Path(name).name, document))
+        (shards if document.get("shard") else runs).append((names[name], document))
     if shards:
         try:
             runs.append((" + ".join(n for n, _ in shards), merge_documents(shards)))
         except MergeError as exc:
             raise ReportError(str(exc)) from None
     return write_html(runs, path)
+
+
+def _run_names(files: Sequence[str]) -> dict[str, str]:
+    """Each file's name, with as many parent folders as it takes to tell them apart (mon/r.json, tue/r.json)."""
+    parts = {name: Path(name).resolve().parts for name in files}
+    for depth in range(1, max((len(p) for p in parts.values()), default=1) + 1):
+        names = {name: "/".join(p[-depth:]) for name, p in parts.items()}
+        if len(set(names.values())) == len(names):
+            return names
+    return {name: name for name in files}

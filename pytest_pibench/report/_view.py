@@ -9,6 +9,7 @@ stay a file a browser opens at once.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -94,10 +95,19 @@ def _contender_label(agent: str, run: str, several_runs: bool) -> str:
     return f"{agent} · {run}" if several_runs else agent
 
 
+def _run_fingerprint(rows: Sequence[ResultRow]) -> dict[str, Any]:
+    """One value for the run (over every row's fingerprint) and how many distinct scenario files it ran."""
+    prints: list[Mapping[str, Any]] = [r["fingerprint"] for r in rows if isinstance(r.get("fingerprint"), dict)]
+    shas = sorted(str(p.get("sha256")) for p in prints)
+    scenarios = {str((p.get("key") or {}).get("scenario_sha256")) for p in prints}
+    digest = hashlib.sha256("\n".join(shas).encode()).hexdigest()[:16] if shas else None
+    return {"run": digest, "scenario_files": len(scenarios), "scenario_set": sorted(scenarios)}
+
+
 def _confusion(rows: Sequence[ResultRow]) -> dict[str, dict[str, int]]:
     table = {label: dict.fromkeys(DECISIONS, 0) for label in LABELS}
     for row in rows:
-        if row.get("status") == "error":
+        if row.get("status", "completed") != "completed":  # error rows are in no rate, nor here
             continue
         label = str(row.get("label") or "")
         decision = str(row.get("canonical_decision") or "NONE")
@@ -113,7 +123,7 @@ def build_view(runs: Sequence[tuple[str, ResultsDocument]]) -> dict[str, Any]:
     contenders: list[dict[str, Any]] = []
     episodes: list[dict[str, Any]] = []
     details: list[dict[str, Any]] = []
-    notes: dict[str, dict[str, str]] = {}  # scenario id -> check id -> the author's note (its clause), once
+    notes: dict[str, dict[str, str]] = {}  # "run:scenario id" -> check id -> the author's note (its clause), once
     for run_index, (name, document) in enumerate(runs):
         rows = list(document.get("rows") or [])
         view_runs.append(
@@ -125,23 +135,28 @@ def build_view(runs: Sequence[tuple[str, ResultsDocument]]) -> dict[str, Any]:
                 "validity": document.get("validity"),
                 "wall_time": document.get("wall_time"),
                 "settings": document.get("settings") or {},
-                "versions": {"pytest-pibench": document.get("pytest_pibench_version"),
+                "versions": {"pytest-pibench": document.get("pytest_pibench_version")
+                             or (document.get("settings") or {}).get("pytest_pibench_version"),
                              "benchmark": document.get("benchmark_version"),
                              "results format": document.get("format_version")},
-                "fingerprints": sorted({str(r["fingerprint"]) for r in rows if r.get("fingerprint")})[:5],
+                "fingerprint": _run_fingerprint(rows),
                 "rows": len(rows),
             }
         )
+        recorded: Mapping[str, Any] = document.get("agents") or {}
         for agent in dict.fromkeys(str(r.get("agent", "agent")) for r in rows):
             mine = [r for r in rows if str(r.get("agent", "agent")) == agent]
             index = len(contenders)
+            # the run's own metrics when recorded (they carry what metric hooks added), else computed
+            metrics = (recorded.get(agent) or {}).get("metrics") or compute_metrics(mine)
             contenders.append(
                 {
                     "label": _contender_label(agent, name, several),
                     "agent": agent,
                     "run": run_index,
-                    "metrics": compute_metrics(mine),
+                    "metrics": metrics,
                     "confusion": _confusion(mine),
+                    "agent_errors": sum(1 for r in mine if r.get("failure_cause") == "agent"),
                 }
             )
             for row in mine:
@@ -150,11 +165,14 @@ def build_view(runs: Sequence[tuple[str, ResultsDocument]]) -> dict[str, Any]:
                         "c": index,
                         "sid": row.get("scenario_id"),
                         "trial": row.get("trial", 0),
-                        "domain": row.get("domain_name") or row.get("domain"),
+                        "domain": row.get("domain") or row.get("domain_name"),  # as the metrics group it
                         "label": row.get("label"),
                         "column": row.get("leaderboard_primary"),
                         "passed": bool(row.get("all_passed")),
-                        "status": row.get("status"),
+                        "status": row.get("status", "completed"),
+                        "run": run_index,
+                        "seed": row.get("seed"),
+                        "steps": row.get("step_count"),
                         "decision": row.get("canonical_decision") or "NONE",
                         "reason": row.get("termination_reason"),
                         "style": row.get("pressure_style") or "",
@@ -163,11 +181,15 @@ def build_view(runs: Sequence[tuple[str, ResultsDocument]]) -> dict[str, Any]:
                     }
                 )
                 details.append(_details(row))
-                mine_notes = notes.setdefault(str(row.get("scenario_id")), {})
+                mine_notes = notes.setdefault(f"{run_index}:{row.get('scenario_id')}", {})
                 for check in row.get("outcome_checks") or []:
                     if check.get("notes"):
                         mine_notes[str(check.get("outcome_id"))] = str(check["notes"])
+    sets = {tuple(r["fingerprint"]["scenario_set"]) for r in view_runs if r["fingerprint"]["scenario_set"]}
+    for r in view_runs:
+        del r["fingerprint"]["scenario_set"]
     return {
+        "same_scenarios": len(sets) <= 1,
         "runs": view_runs,
         "contenders": contenders,
         "episodes": episodes,

@@ -23,7 +23,14 @@ from pytest_pibench.vocab import COLUMNS, __version__
 
 __all__ = ["render_html", "write_html"]
 
-_FLAGS = ("violation_rate", "under_refusal_rate", "over_refusal_rate", "escalation_accuracy_rate", "attempt_rate")
+_FLAGS = {
+    "violation_rate": "violations (all episodes; lower is better)",
+    "under_refusal_rate": "under-refusals (of DENY episodes; lower is better)",
+    "over_refusal_rate": "over-refusals (of ALLOW / ALLOW-COND. episodes; lower is better)",
+    "escalation_accuracy_rate": "escalation accuracy (of ESCALATE episodes; higher is better)",
+    "attempt_rate": "forbidden-tool attempts (all episodes; lower is better)",
+}
+"""Each event-flag rate, named with its population and direction (they do not share a denominator)."""
 
 
 def _static(name: str) -> str:
@@ -50,7 +57,8 @@ def _cards(view: Mapping[str, Any]) -> str:
             ("semantic score", _pct(extended.get("semantic_score"))),
             ("Tier-1 overall", _pct(extended.get("tier1_overall_score"))),
             ("episodes scored", str(m.get("completed"))),
-            ("error rows", str(m.get("errors"))),
+            ("of which the agent broke", str(contender.get("agent_errors", 0))),
+            ("error rows (not scored)", str(m.get("errors"))),
         ]
         items = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in rows)
         out.append(
@@ -110,7 +118,11 @@ def _confusion(view: Mapping[str, Any]) -> str:
 
 
 def _failure_shape(view: Mapping[str, Any]) -> str:
-    flags = bars("Event flags", list(_FLAGS), _series(view, lambda m: dict(m.get("event_flag_rates") or {})))
+    flags = bars(
+        "Event flags",
+        list(_FLAGS.values()),
+        _series(view, lambda m: {label: (m.get("event_flag_rates") or {}).get(key) for key, label in _FLAGS.items()}),
+    )
     domains = sorted({d for c in view["contenders"] for d in c["metrics"].get("by_domain") or {}})
     by_domain = bars(
         "Compliance by domain",
@@ -156,10 +168,14 @@ def _configuration(view: Mapping[str, Any]) -> str:
         problem_html = (
             f'<p class="problems">Not valid for the leaderboard: {escape("; ".join(problems))}</p>' if problems else ""
         )
+        fingerprint = run["fingerprint"]
+        wall = run.get("wall_time")
         out.append(
-            f'<h3>{escape(run["name"])}</h3><p>{run["rows"]} rows, {state}, created {escape(str(run.get("created")))}, '
-            f"wall time {run.get('wall_time')} s; {escape(versions)}; fingerprint "
-            f"<code>{escape(', '.join(run['fingerprints']) or 'n/a')}</code></p>{problem_html}"
+            f'<h3>{escape(run["name"])}</h3><p>{run["rows"]} rows, {state}, created '
+            f"{escape(str(run.get('created') or 'unknown'))}, wall time "
+            f"{'unknown' if wall is None else f'{float(wall):.1f} s'}; {escape(versions or 'versions unknown')}; "
+            f"run fingerprint <code>{escape(str(fingerprint['run'] or 'n/a'))}</code> over "
+            f"{fingerprint['scenario_files']} scenario files</p>{problem_html}"
             f"<table><tbody>{settings}</tbody></table>"
         )
     return "".join(out)
@@ -199,6 +215,11 @@ def render_html(runs: Sequence[tuple[str, ResultsDocument]]) -> str:
         if incomplete
         else ""
     )
+    if not view["same_scenarios"]:
+        warning += (
+            '<p class="problems">The runs compared did not run the same scenario files (their fingerprints differ): '
+            "compare their numbers with care.</p>"
+        )
     generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

@@ -33,6 +33,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert not _MISSING, f"CI must run the browser test: missing {_MISSING}"
     files = [f for f in discover_scenarios(bundled_scenarios_dir()) if "helpdesk" in f.parts or "retail" in f.parts]
     rows = [run_one(f, agent) for agent in ("oracle", "baseline:deny") for f in files[:30]]
+    rows[0]["transcript"]["messages"].append({"role": "user", "content": "unbroken" * 300})  # one long token
     document = results_document(rows, {"agents": ["oracle", "baseline:deny"], "seed": 42}, 2.0)
     return write_html([("pibench-results.json", document)], tmp_path_factory.mktemp("report") / "report.html")
 
@@ -55,6 +56,16 @@ def test_the_report_renders_opens_an_episode_and_logs_no_error(report: Path):
         assert page.locator("table.confusion").count() == 2
         assert page.locator("tr.episode").count() == 60
         page.screenshot(path=str(artifacts / "report.png"))
+        import json as _json
+
+        data = _json.loads(page.locator("#pibench-data").text_content())
+        overall = data["contenders"][1]["metrics"]["overall_score"]
+        assert page.locator("#headline .card .big").nth(1).inner_text() == f"{overall * 100:.1f}%"
+
+        page.locator("tr.episode").first.click()  # the episode with a 2,400-character token
+        page.locator(".episode-detail").wait_for()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1400  # long text wraps, the page stays put
+        page.locator("tr.episode").first.click()  # closes it
 
         page.select_option("#f-outcome", "fail")  # the filters narrow the table
         assert page.locator("tr.episode").count() == 30
@@ -73,8 +84,10 @@ def test_the_report_renders_opens_an_episode_and_logs_no_error(report: Path):
         assert order == 4  # the hidden facts come after the transcript
         detail.screenshot(path=str(artifacts / "report-episode.png"))
 
-        page.locator("th.sortable[data-key='sid']").click()  # sorting keeps every row
+        page.locator("th.sortable[data-key='sid']").click()  # sorting keeps every row, in order
         assert page.locator("tr.episode").count() == 30
+        ids = page.locator("tr.episode td:nth-child(2)").all_inner_texts()
+        assert ids == sorted(ids) and page.locator("th[aria-sort='ascending']").count() == 1
         browser.close()
     assert errors == []
     assert (artifacts / "report.png").stat().st_size > 10_000

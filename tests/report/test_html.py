@@ -50,7 +50,7 @@ def test_an_episode_carries_conversation_trace_failed_checks_changes_and_clauses
     assert oracle["messages"][0]["role"] == "assistant" and any(m.get("calls") for m in oracle["messages"])
     assert oracle["trace"] and oracle["changes"]  # the oracle acted: its state changes are listed
     failed = [c for c in allow["checks"] if c["passed"] is False]
-    notes = data["notes"][data["episodes"][2]["sid"]]
+    notes = data["notes"]["0:" + data["episodes"][2]["sid"]]
     assert failed and all(c["detail"] for c in failed)
     cited = [notes[c["id"]] for c in failed if c["id"] in notes]
     assert cited and all(re.match(r"FIN-\d", n) for n in cited)  # the clause each failed check cites
@@ -97,3 +97,52 @@ def test_pi_report_html_compares_two_results_files(finra_files, tmp_path):
 def test_write_html_makes_folders(finra_files, tmp_path):
     path = write_html([("run", _document(["oracle"], finra_files[:1]))], tmp_path / "deep" / "r.html")
     assert path.read_text().startswith("<!DOCTYPE html>")
+
+
+def test_runs_named_alike_are_told_apart_and_different_scenario_sets_are_flagged(finra_files, tmp_path):
+    from pytest_pibench.report import html_report
+    from pytest_pibench.results.document import atomic_write_json
+
+    (tmp_path / "mon").mkdir()
+    (tmp_path / "tue").mkdir()
+    monday = _document(["oracle"], finra_files[:2])
+    for row in monday["rows"]:
+        row["fingerprint"] = {"sha256": "a" * 64, "key": {"scenario_sha256": row["scenario_id"]}}
+    tuesday = _document(["oracle"], finra_files[:3])
+    for row in tuesday["rows"]:
+        row["fingerprint"] = {"sha256": "b" * 64, "key": {"scenario_sha256": row["scenario_id"]}}
+    atomic_write_json(tmp_path / "mon" / "r.json", monday)
+    atomic_write_json(tmp_path / "tue" / "r.json", tuesday)
+    html = html_report([str(tmp_path / "mon" / "r.json"), str(tmp_path / "tue" / "r.json")], tmp_path / "x.html")
+    page = html.read_text()
+    assert [c["label"] for c in _data(page)["contenders"]] == ["oracle · mon/r.json", "oracle · tue/r.json"]
+    assert "did not run the same scenario files" in page
+    assert "over 2 scenario files" in page and "over 3 scenario files" in page
+
+
+def test_error_rows_and_rows_without_transcripts_say_so(finra_files):
+    from pytest_pibench.results.rows import error_row
+
+    document = _document(["oracle"], finra_files[:2], )
+    del document["rows"][1]["transcript"]
+    document["rows"].append(error_row(str(finra_files[0].stem), "the user simulator failed", agent="oracle"))
+    data = _data(render_html([("run", document)]))
+    assert data["details"][1]["transcript"] is False and data["details"][1]["messages"] == []
+    assert data["episodes"][2]["status"] == "error"
+    confusion = data["contenders"][0]["confusion"]
+    assert sum(sum(row.values()) for row in confusion.values()) == 2  # the error row is in no cell
+
+
+def test_a_json_report_file_keeps_the_runs_configuration(tmp_path):
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--pibench-agent=oracle",
+                          "-k", "FIN_001", "--json-report", "--json-report-file=jr.json", "--pibench-results="],
+                         cwd=tmp_path, capture_output=True, text=True, check=False)  # fmt: skip
+    assert run.returncode == 0, run.stdout[-2000:]
+    from pytest_pibench.report import html_report
+
+    page = html_report([str(tmp_path / "jr.json")], tmp_path / "r.html").read_text()
+    settings = _data(page)["runs"][0]["settings"]
+    assert settings["agents"] == ["oracle"] and settings["seed"] == 42

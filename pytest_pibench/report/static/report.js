@@ -37,7 +37,7 @@
   fill(filters.label, uniq("label"));
   fill(filters.column, uniq("column"));
 
-  function outcome(e) { return e.status === "error" ? "error" : (e.passed ? "pass" : "fail"); }
+  function outcome(e) { return e.status !== "completed" ? "error" : (e.passed ? "pass" : "fail"); }
   function matches(e) {
     if (filters.agent.value !== "" && String(e.c) !== filters.agent.value) return false;
     if (filters.domain.value && e.domain !== filters.domain.value) return false;
@@ -79,7 +79,7 @@
   function row(i) {
     var e = data.episodes[i];
     var o = outcome(e);
-    var tr = el("tr", {cls: "episode", "data-index": String(i)}, [
+    var tr = el("tr", {cls: "episode", "data-index": String(i), tabindex: "0"}, [
       el("td", {text: data.contenders[e.c].label}), el("td", {text: e.sid}), el("td", {text: String(e.trial)}),
       el("td", {text: e.domain}), el("td", {text: e.label}), el("td", {text: e.column}),
       el("td", {text: e.decision}),
@@ -87,6 +87,7 @@
       el("td", {text: e.reason}), el("td", {text: (e.flags || []).join(", ")})
     ]);
     tr.addEventListener("click", function () { toggle(tr, i); });
+    tr.addEventListener("keydown", function (ev) { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); toggle(tr, i); } });
     return tr;
   }
   function toggle(tr, i) {
@@ -98,12 +99,15 @@
     tr.parentNode.insertBefore(el("tr", {cls: "detail"}, [td]), tr.nextSibling);
   }
 
-  function note(e, c) { return ((data.notes || {})[e.sid] || {})[c.id] || ""; }
+  function note(e, c) { return ((data.notes || {})[e.run + ":" + e.sid] || {})[c.id] || ""; }
   function detail(i) {
     var e = data.episodes[i], d = data.details[i];
     var box = el("div", {cls: "episode-detail", "data-episode": e.sid + "#" + e.trial});
     if (d.error) box.appendChild(el("p", {cls: "err", text: "Error: " + d.error}));
-    if (!d.transcript) box.appendChild(el("p", {cls: "muted", text: "This row has no transcript (run with transcripts kept to see it)."}));
+    box.appendChild(el("p", {cls: "muted", text: "seed " + (e.seed == null ? "—" : e.seed) + ", " + (e.steps == null ? "?" : e.steps) + " steps, ended by " + e.reason}));
+    if (!d.transcript) {
+      box.appendChild(el("p", {cls: "err", text: "No transcript was recorded for this episode: its conversation, tool calls and state changes are not known."}));
+    }
     box.appendChild(el("h3", {text: "Conversation"}));
     d.messages.forEach(function (m) { box.appendChild(message(m)); });
     box.appendChild(el("h3", {text: "Tool calls (" + d.trace.length + ")"}));
@@ -115,14 +119,14 @@
     box.appendChild(el("h3", {text: "Failed checks (" + failed.length + " of " + d.checks.length + ")"}));
     box.appendChild(failed.length ? table(["check", "type", "detail", "clause (author's note)"], failed.map(function (c) {
       return [text(c.id), text(c.type), el("pre", {text: c.detail || ""}), text(note(e, c))];
-    })) : el("p", {cls: "ok", text: "none"}));
+    })) : d.checks.length ? el("p", {cls: "ok", text: "none"}) : el("p", {cls: "muted", text: "no check ran (an error row is not scored)"}));
     box.appendChild(el("h3", {text: "State changes (" + d.changes.length + ")"}));
     box.appendChild(d.changes.length ? table(["path", "change", "before", "after"], d.changes.map(function (c) {
       if (c.change === "more") return [text("…"), text(c.count + " more changes"), text(""), text("")];
       return [el("code", {text: c.path}), text(c.change), el("pre", {text: c.before == null ? "" : c.before}), el("pre", {text: c.after == null ? "" : c.after})];
-    })) : el("p", {cls: "muted", text: "the episode changed nothing in the database"}));
+    })) : el("p", {cls: "muted", text: d.transcript ? "the episode changed nothing in the database" : "not recorded"}));
     var hidden = el("div", {cls: "hidden-facts"}, [el("h3", {text: "Hidden facts (shown to the reader, never to the agent)"})]);
-    hidden.appendChild(table(["", ""], [
+    hidden.appendChild(table(["fact", "value"], [
       [text("expected decision (label)"), text(e.label)], [text("leaderboard column"), text(e.column)],
       [text("recorded decision"), text(e.decision)], [text("pressure style"), text(e.style || "—")],
       [text("event flags"), text((e.flags || []).join(", ") || "none")]
@@ -164,6 +168,8 @@
       var key = th.getAttribute("data-key");
       sortDir = sortKey === key ? -sortDir : 1;
       sortKey = key;
+      Array.prototype.forEach.call(document.querySelectorAll("th.sortable"), function (h) { h.removeAttribute("aria-sort"); });
+      th.setAttribute("aria-sort", sortDir > 0 ? "ascending" : "descending");
       render();
     });
   });

@@ -1,0 +1,139 @@
+"""The generic tool engine of declarative packs: upstream's behaviour for a ``tools.json`` domain.
+
+A declarative pack (``domains/<name>/{tools.json, db.json, policy.md}``) has no
+Python: each tool name is served by a *handler* registered here by name
+(:func:`handler`), a generic look-up for ``lookup_<entity>`` names without one,
+or else a soft error. Handlers follow upstream's rules (upstream-runtime.md
+§7.3-7.7), written here from that description:
+
+- arguments are taken as given: unknown ones are ignored, a missing one counts as empty;
+- a handler never raises for the agent's mistakes: it returns a *soft error*
+  ``{"error": true, "message": ...}``, a normal result the agent reads;
+- values compare as ``str(x).strip().lower()`` (``None`` equals only ``None``);
+- a collection may be a list of records, one record, or a dict keyed by id;
+- ids come from one counter per episode, ``db["_id_counter"]``, shared by every
+  prefix (``DEC_E33ED9F6`` is the first id of an episode), and the clock is
+  ``db["now"]`` (default ``2026-01-01T00:00:00+00:00``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+__all__ = [
+    "DEFAULT_NOW",
+    "Handler",
+    "find_record",
+    "generic_tool",
+    "handler",
+    "handlers",
+    "next_id",
+    "now",
+    "same",
+    "soft_error",
+]
+
+DEFAULT_NOW = "2026-01-01T00:00:00+00:00"
+"""The clock when a scenario sets no ``now``: never the wall clock."""
+
+Handler = Callable[..., Any]
+"""``handler(db, **arguments) -> result``: a tool's behaviour, given the episode's database."""
+
+_HANDLERS: dict[str, Handler] = {}
+
+
+def handler(name: str) -> Callable[[Handler], Handler]:
+    """Register the handler of the tool ``name`` (used as a decorator)."""
+
+    def register(function: Handler) -> Handler:
+        _HANDLERS[name] = function
+        return function
+
+    return register
+
+
+def handlers() -> dict[str, Handler]:
+    """Every registered handler by tool name (the built-in ones are registered on first use)."""
+    _register_builtins()
+    return dict(_HANDLERS)
+
+
+def _register_builtins() -> None:
+    from pytest_pibench.domain import generic_handlers  # noqa: F401  (registers on import)
+
+
+def now(db: Mapping[str, Any]) -> str:
+    return str(db.get("now") or DEFAULT_NOW)
+
+
+def next_id(db: dict[str, Any], prefix: str) -> str:
+    """``PREFIX_XXXXXXXX``: upstream's ids, from one counter per episode shared by every prefix."""
+    counter = int(db.get("_id_counter") or 0) + 1
+    db["_id_counter"] = counter
+    return f"{prefix}_{hashlib.sha256(f'{prefix}:{counter}'.encode()).hexdigest()[:8].upper()}"
+
+
+def same(left: Any, right: Any) -> bool:
+    """Upstream's value equality: trimmed, case-folded text; ``None`` equals only ``None``."""
+    if left is None or right is None:
+        return left is None and right is None
+    return str(left).strip().lower() == str(right).strip().lower()
+
+
+def soft_error(message: str, **fields: Any) -> dict[str, Any]:
+    """A result that tells the agent what went wrong (a normal result, not a failed call)."""
+    return {"error": True, "message": message, **fields}
+
+
+def records(collection: Any, id_field: str = "") -> Iterator[dict[str, Any]]:
+    """The records of a collection in any of its three shapes (a dict keyed by id yields ``{id_field: key, ...}``)."""
+    if isinstance(collection, list):
+        yield from (r for r in collection if isinstance(r, dict))
+    elif isinstance(collection, dict):
+        if (id_field and id_field in collection) or not all(isinstance(v, dict) for v in collection.values()):
+            yield collection  # one record
+        else:
+            for key, value in collection.items():
+                yield {id_field: key, **value} if id_field and id_field not in value else value
+
+
+def find_record(collection: Any, field: str, value: Any) -> dict[str, Any] | None:
+    """The live record whose ``field`` equals ``value`` (in a dict keyed by id, its key matches too).
+
+    The record itself, not a copy: handlers that write change the database.
+    """
+    if isinstance(collection, dict) and field not in collection:
+        for key, record in collection.items():
+            if isinstance(record, dict) and (same(key, value) or same(record.get(field), value)):
+                return record
+        return None
+    for record in records(collection, field):
+        if same(record.get(field), value):
+            return record
+    return None
+
+
+def _generic_lookup(db: Mapping[str, Any], name: str, arguments: Mapping[str, Any]) -> Any:
+    entity = name.removeprefix("lookup_")
+    keys = {k: v for k, v in arguments.items() if k == "id" or k.endswith("_id")}
+    if not keys:
+        return soft_error(f"{name} needs an id argument (a name ending in _id).")
+    for candidate in dict.fromkeys((entity, f"{entity}s", entity.replace("_", ""), f"{entity.replace('_', '')}s")):
+        if candidate in db:
+            for field, value in keys.items():
+                found = find_record(db[candidate], field, value)
+                if found is not None:
+                    return {field: value, **found}  # a dict keyed by id: the key is the record's id
+    return soft_error(f"No {entity} found.", lookup=name, criteria=dict(keys))
+
+
+def generic_tool(db: dict[str, Any], name: str, **arguments: Any) -> Any:
+    """Run the tool ``name``: its handler, the generic look-up for ``lookup_*``, or a soft error."""
+    registered = handlers().get(name)
+    if registered is not None:
+        return registered(db, **arguments)
+    if name.startswith("lookup_"):
+        return _generic_lookup(db, name, arguments)
+    return soft_error(f"No handler is registered for tool '{name}'.")

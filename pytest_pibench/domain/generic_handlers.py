@@ -1,0 +1,43 @@
+"""The handlers every declarative pack shares (upstream-runtime.md §7.4), registered by tool name.
+
+Domain-specific handlers (upstream's finra, retail and helpdesk tool names) live in
+their own modules and register the same way; importing this module registers them all.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_pibench.domain.generic import find_record, handler, next_id, now, soft_error
+
+__all__: list[str] = []
+
+
+@handler("record_decision")
+def record_decision(db: dict[str, Any], decision: Any = "", **arguments: Any) -> dict[str, Any]:
+    """Append the decision (never validated here: decision resolution judges it later) and return it."""
+    record = {"decision_record_id": next_id(db, "DEC"), "decision": decision, "recorded_at": now(db), **arguments}
+    decisions = db.get("decisions")
+    if not isinstance(decisions, list):
+        decisions = db["decisions"] = []
+    decisions.append(record)
+    return record
+
+
+@handler("read_policy")
+def read_policy(db: dict[str, Any], **arguments: Any) -> dict[str, Any]:
+    text = db.get("_policy_text")
+    if not text:
+        return soft_error("No policy text is available.")
+    return {"available": True, "policy": text}
+
+
+@handler("update_request_status")
+def update_request_status(db: dict[str, Any], request_id: Any = "", status: Any = "", **arguments: Any) -> Any:
+    activity = db.get("activity")
+    pending = activity.get("pending_requests") if isinstance(activity, dict) else None
+    request = find_record(pending, "request_id", request_id)
+    if request is None:
+        return soft_error(f"No request found for request_id='{request_id}'.", request_id=request_id)
+    request["status"] = status
+    return {"request_id": request_id, "status": status}
