@@ -1,4 +1,4 @@
-"""The generic tool engine of declarative packs: upstream's behaviour for a ``tools.json`` domain.
+"""The generic tool engine's rules and registry: what every handler of a declarative pack builds on.
 
 A declarative pack (``domains/<name>/{tools.json, db.json, policy.md}``) has no
 Python: each tool name is served by a *handler* registered here by name
@@ -26,11 +26,11 @@ __all__ = [
     "DEFAULT_NOW",
     "Handler",
     "find_record",
-    "generic_tool",
     "handler",
-    "handlers",
     "next_id",
     "now",
+    "records",
+    "registered_handlers",
     "same",
     "soft_error",
 ]
@@ -54,14 +54,9 @@ def handler(name: str) -> Callable[[Handler], Handler]:
     return register
 
 
-def handlers() -> dict[str, Handler]:
-    """Every registered handler by tool name (the built-in ones are registered on first use)."""
-    _register_builtins()
+def registered_handlers() -> dict[str, Handler]:
+    """The handlers registered so far, by tool name (:mod:`pytest_pibench.domain.engine` registers them all)."""
     return dict(_HANDLERS)
-
-
-def _register_builtins() -> None:
-    from pytest_pibench.domain import generic_handlers  # noqa: F401  (registers on import)
 
 
 def now(db: Mapping[str, Any]) -> str:
@@ -113,27 +108,3 @@ def find_record(collection: Any, field: str, value: Any) -> dict[str, Any] | Non
         if same(record.get(field), value):
             return record
     return None
-
-
-def _generic_lookup(db: Mapping[str, Any], name: str, arguments: Mapping[str, Any]) -> Any:
-    entity = name.removeprefix("lookup_")
-    keys = {k: v for k, v in arguments.items() if k == "id" or k.endswith("_id")}
-    if not keys:
-        return soft_error(f"{name} needs an id argument (a name ending in _id).")
-    for candidate in dict.fromkeys((entity, f"{entity}s", entity.replace("_", ""), f"{entity.replace('_', '')}s")):
-        if candidate in db:
-            for field, value in keys.items():
-                found = find_record(db[candidate], field, value)
-                if found is not None:
-                    return {field: value, **found}  # a dict keyed by id: the key is the record's id
-    return soft_error(f"No {entity} found.", lookup=name, criteria=dict(keys))
-
-
-def generic_tool(db: dict[str, Any], name: str, **arguments: Any) -> Any:
-    """Run the tool ``name``: its handler, the generic look-up for ``lookup_*``, or a soft error."""
-    registered = handlers().get(name)
-    if registered is not None:
-        return registered(db, **arguments)
-    if name.startswith("lookup_"):
-        return _generic_lookup(db, name, arguments)
-    return soft_error(f"No handler is registered for tool '{name}'.")

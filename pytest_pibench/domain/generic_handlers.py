@@ -8,9 +8,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_pibench.domain import generic_finra, generic_helpdesk, generic_retail  # noqa: F401  (they register)
 from pytest_pibench.domain.generic import find_record, handler, next_id, now, soft_error
 
 __all__: list[str] = []
+
+_ESCALATIONS = ("escalate_to_compliance", "escalate_to_manager", "escalate_to_tier2", "escalate_to_it_security")
+"""Upstream's escalation tools: a confirmation only, nothing stored (but the id counter moves)."""
+
+
+def _escalate(db: dict[str, Any], **arguments: Any) -> dict[str, Any]:
+    extra = {k: v for k, v in arguments.items() if k not in ("reason", "summary")}
+    return {"escalation_id": next_id(db, "ESC"), "status": "pending_review", "assigned_to": "Senior Officer",
+            "created_at": now(db), **extra}  # fmt: skip
+
+
+for _name in _ESCALATIONS:
+    handler(_name)(_escalate)
 
 
 @handler("record_decision")

@@ -15,6 +15,12 @@ Search order for a scenario's ``meta.domain`` (or an upstream alias of it):
 A name found in two installed sources (two distributions, or a distribution and
 the bundled packs) is a :class:`DomainError` naming both, never a silent pick.
 
+A pack is a folder with ``tools.py`` (Python tools) or ``tools.json`` (a
+*declarative* pack in upstream's format, served by the generic engine of
+:mod:`pytest_pibench.domain.generic`), plus ``policy.md`` and ``db.json``.
+Folders named by ``--pibench-domains`` (:func:`set_domain_paths`) are searched
+before all of the above.
+
 A pack's ``tools.py`` defines ``TOOLS`` (the tool functions) and may define
 ``ROUTINE``, a :class:`~pytest_pibench.toolkit.routine.Routine`: the standard
 look-ups and the generic action of each decision, which the
@@ -37,6 +43,7 @@ from threading import Lock
 from types import ModuleType
 from typing import Any
 
+from pytest_pibench.domain.declarative import TOOLS_FILE, load_tools_json
 from pytest_pibench.domain.tools import Tool, tool_from_function
 from pytest_pibench.paths import bundled_root
 from pytest_pibench.toolkit.routine import Routine
@@ -48,8 +55,10 @@ __all__ = [
     "DomainError",
     "UnknownDomainError",
     "canonical_domain_name",
+    "is_pack",
     "load_domain",
     "load_domain_dir",
+    "set_domain_paths",
 ]
 
 ENTRY_POINT_GROUP = "pytest_pibench.domains"
@@ -81,6 +90,9 @@ class Domain:
     tools: tuple[Tool, ...]
     routine: Routine | None = field(default=None, compare=False)
     """The pack's ``ROUTINE`` (standard look-ups and generic actions), or None when it declares none."""
+    declarative: bool = False
+    """A ``tools.json`` pack: upstream's generic engine serves its tools, and its database carries
+    ``_policy_text`` (what ``read_policy`` returns), as upstream builds it."""
     _by_name: dict[str, Tool] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -103,6 +115,21 @@ def canonical_domain_name(name: str) -> str:
 
 _cache: dict[tuple[Path, str], Domain] = {}
 _cache_lock = Lock()
+_domain_paths: list[Path] = []
+
+
+def set_domain_paths(paths: Sequence[str | Path]) -> None:
+    """The folders ``--pibench-domains`` names, searched first (each holds packs, or a ``domains/`` of them)."""
+    resolved = []
+    for path in paths:
+        folder = Path(path)
+        resolved.append(folder / "domains" if (folder / "domains").is_dir() else folder)
+    _domain_paths[:] = resolved
+
+
+def is_pack(directory: Path) -> bool:
+    """Whether ``directory`` holds a domain pack (``tools.py`` or a declarative ``tools.json``)."""
+    return (directory / "tools.py").is_file() or (directory / TOOLS_FILE).is_file()
 
 
 def load_domain(name: str, *, search_roots: Sequence[Path] = ()) -> Domain:
@@ -118,11 +145,12 @@ def load_domain(name: str, *, search_roots: Sequence[Path] = ()) -> Domain:
     """
     candidates = list(dict.fromkeys((canonical_domain_name(name), name)))
     tried: list[str] = []
-    for root in search_roots:
+    folders = [*_domain_paths, *(root / "domains" for root in search_roots)]
+    for folder in folders:
         for candidate in candidates:
-            directory = root / "domains" / candidate
+            directory = folder / candidate
             tried.append(str(directory))
-            if (directory / "tools.py").is_file():
+            if is_pack(directory):
                 return load_domain_dir(directory)
     found: dict[Path, tuple[str, str]] = {}  # resolved folder -> (domain name, origin)
     for candidate in candidates:
@@ -143,7 +171,7 @@ def _installed_sources(name: str) -> list[tuple[Path, str]]:
     """``(pack folder, origin)`` of every installed pack called ``name``: entry points, then the bundled one."""
     sources = [(_entry_point_folder(ep), _origin(ep)) for ep in entry_points(group=ENTRY_POINT_GROUP, name=name)]
     bundled = bundled_root() / "domains" / name
-    if (bundled / "tools.py").is_file():
+    if is_pack(bundled):
         sources.append((bundled, f"the packs bundled with pytest-pibench ({bundled})"))
     return sources
 
@@ -169,10 +197,10 @@ def _entry_point_folder(entry_point: EntryPoint) -> Path:
             target = entry_point.load()
     except Exception as exc:
         raise DomainError(f"{_origin(entry_point)} failed to load: {type(exc).__name__}: {exc}") from exc
-    if not isinstance(target, str | os.PathLike) or not (Path(target) / "tools.py").is_file():
+    if not isinstance(target, str | os.PathLike) or not is_pack(Path(target)):
         raise DomainError(
             f"{_origin(entry_point)} names no domain pack: expected a package or a path of a folder "
-            f"holding tools.py, got {target!r}"
+            f"holding tools.py or tools.json, got {target!r}"
         )
     return Path(target)
 
@@ -199,6 +227,14 @@ def _load(directory: Path, name: str) -> Domain:
         if not isinstance(loaded, dict):
             raise DomainError(f"{db_file}: the base database must be a JSON object")
         base_db = loaded
+    if not (directory / "tools.py").is_file():
+        try:
+            tools = load_tools_json(directory / TOOLS_FILE)
+        except ValueError as exc:
+            raise DomainError(str(exc)) from None
+        if "record_decision" not in {t.name for t in tools}:
+            raise DomainError(f"{directory / TOOLS_FILE}: every domain needs a record_decision tool")
+        return Domain(name, directory, policy, base_db, tools, None, declarative=True)
     module = _load_module(directory / "tools.py")
     return Domain(name, directory, policy, base_db, _load_tools(module), _load_routine(module))
 

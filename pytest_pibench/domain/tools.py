@@ -26,7 +26,8 @@ class Tool:
     description: str
     parameters: dict[str, Any]
     function: Callable[..., Any]
-    arguments_model: type[BaseModel]
+    arguments_model: type[BaseModel] | None
+    """None for a declarative pack's tool: its arguments go to the handler as given (upstream's rule)."""
 
     def schema(self) -> dict[str, Any]:
         """The schema handed to agents: ``{name, description, parameters}``."""
@@ -38,6 +39,8 @@ class Tool:
         Raises:
             ToolArgumentError: naming every missing, unexpected or ill-typed argument.
         """
+        if self.arguments_model is None:
+            return {str(key): value for key, value in arguments.items()}
         try:
             model = self.arguments_model.model_validate(dict(arguments))
         except ValidationError as exc:
@@ -45,6 +48,8 @@ class Tool:
         return {key: getattr(model, key) for key in type(model).model_fields}
 
     def __call__(self, db: dict[str, Any], arguments: Mapping[str, Any]) -> Any:
+        if self.arguments_model is None:  # the generic engine takes the arguments as one mapping
+            return self.function(db, **{"arguments": dict(arguments)})
         return self.function(db, **self.validate(arguments))
 
 

@@ -67,6 +67,8 @@ class Binding:
             db["employee"] = deep_merge({}, setup.employee)
         if setup.now:
             db["now"] = setup.now
+        if self.domain.declarative:  # upstream's database carries the policy (read_policy returns it)
+            db["_policy_text"] = self.policy_text
         return db
 
     def observer_mode(self, default: str = "audit_only") -> str:
@@ -162,7 +164,11 @@ def bind_scenario(scenario: Scenario, *, check_tools: bool = True) -> Binding:
     ]
     if check_tools:
         problems += unknown_check_tools(scenario, domain)
-    if problems:
+    if problems:  # perhaps written for another pack of that name: say which pack it got, and how to name another
+        where, message = problems[-1]
+        problems[-1] = (where, f"{message} (domain {scenario.meta.domain!r} is the pack at {domain.directory}; a "
+                        "scenario written for another pack of that name needs it beside the scenarios, "
+                        "domains/<name>/, or named with --pibench-domains)")  # fmt: skip
         raise ScenarioError(source, problems)
     tools = domain.tools if allowed is None else tuple(t for t in domain.tools if t.name in set(allowed))
     return Binding(scenario, domain, policy, tools)

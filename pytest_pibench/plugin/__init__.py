@@ -85,6 +85,10 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     settings = read_settings(config)
     config.stash[SETTINGS_KEY] = settings
+    if settings.domain_paths:
+        from pytest_pibench.domain.packs import set_domain_paths
+
+        set_domain_paths(settings.domain_paths)
     config.addinivalue_line("markers", "pibench: a pi-bench scenario item")
     for label, mark in LABEL_MARKS.items():
         config.addinivalue_line("markers", f"{mark}: pi-bench scenarios labelled {label}")

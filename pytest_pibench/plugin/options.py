@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from pytest_pibench.plugin.option_specs import OPTIONS, OptionSpec
 from pytest_pibench.vocab import (
     DEFAULT_MAX_ERROR_RATE,
     DEFAULT_MAX_STEPS,
@@ -88,6 +89,8 @@ class Settings:
     max_error_rate: float = DEFAULT_MAX_ERROR_RATE
     resume: str | None = None
     scenario_dirs: tuple[Path, ...] = field(default_factory=tuple)
+    domain_paths: tuple[str, ...] = ()
+    """``--pibench-domains PATH`` (repeatable, ini too): folders of domain packs, searched before any other."""
     agent_args: dict[str, Any] = field(default_factory=dict)
     user_args: dict[str, Any] = field(default_factory=dict)
     judge: str | None = None
@@ -134,136 +137,6 @@ def _public(args: dict[str, Any]) -> dict[str, Any]:
     return {k: ("***" if "key" in k.lower() or "token" in k.lower() else v) for k, v in args.items()}
 
 
-@dataclass(frozen=True)
-class OptionSpec:
-    """One ``--pibench-NAME`` option, also the ini key ``pibench_NAME`` and ``pi run``'s ``--NAME``.
-
-    Declared once in :data:`OPTIONS`, so the plugin and the ``pi`` command never
-    disagree on names, help texts or value types.
-    """
-
-    name: str
-    metavar: str
-    help: str
-    repeatable: bool = False
-    value_type: type[str] | type[int] | type[float] = str
-
-    @property
-    def flag(self) -> str:
-        """The pytest flag: ``--pibench-NAME``."""
-        return f"--pibench-{self.name}"
-
-    @property
-    def dest(self) -> str:
-        """The attribute and ini key: ``pibench_NAME`` with underscores."""
-        return "pibench_" + self.name.replace("-", "_")
-
-
-OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec(
-        "agent",
-        "SPEC",
-        repeatable=True,
-        help="agent to benchmark (repeatable): oracle, baseline:allow|deny|escalate|silent, "
-        "baseline:routine-<decision>, litellm:<model>, a2a:<url>, module:Class, "
-        "module:factory, path.py:Class",
-    ),
-    OptionSpec(
-        "agent-arg",
-        "KEY=VALUE",
-        repeatable=True,
-        help="extra parameter of the agent's scheme (repeatable; VALUE parsed as JSON when it can be): "
-        "litellm parameters of a litellm:<model> agent, timeout (seconds per request) of an a2a:<url> agent",
-    ),
-    OptionSpec("user", "SPEC", help="simulated user: scripted (default), litellm:<model>, a2a:<url> or module:Class"),
-    OptionSpec(
-        "user-arg", "KEY=VALUE", repeatable=True,
-        help="extra parameter of the user's scheme: litellm parameters, or timeout of an a2a:<url> user",
-    ),
-    OptionSpec("judge", "SPEC", help="Tier-2 judge: litellm:<model> or module:Class (default: none, Tier 2 skipped)"),
-    OptionSpec("judge-arg", "KEY=VALUE", repeatable=True, help="extra litellm parameter of the judge"),
-    OptionSpec("cache", "DIR", help="LLM response cache folder: a rerun with the same inputs makes no calls"),
-    OptionSpec(
-        "rate-limit",
-        "MODEL=N/RPM",
-        repeatable=True,
-        help="provider limit (repeatable): at most N requests to MODEL in flight and RPM started per minute, "
-        "for the whole run (shared by agent, user and judge; split across -n workers), e.g. gpt-4o-mini=8/500",
-    ),
-    OptionSpec("trials", "N", value_type=int, help="episodes per scenario and agent (default 1)"),
-    OptionSpec(
-        "concurrency",
-        "N",
-        value_type=int,
-        help="episodes in flight in each process (default 1); composes with -n: workers x N in all; "
-        "results do not depend on it",
-    ),
-    OptionSpec(
-        "seed", "N", value_type=int, help=f"base seed; per-trial seeds are derived by sha256 (default {DEFAULT_SEED})"
-    ),
-    OptionSpec("max-steps", "N", value_type=int, help=f"step limit per episode (default {DEFAULT_MAX_STEPS})"),
-    OptionSpec(
-        "max-tool-calls-per-message",
-        "N",
-        value_type=int,
-        help="most tool calls run from one agent message; more end the episode as tool_call_limit "
-        f"(default {DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE})",
-    ),
-    OptionSpec(
-        "max-tool-calls",
-        "N",
-        value_type=int,
-        help="most tool calls run per episode; more end the episode as tool_call_limit "
-        f"(default {DEFAULT_MAX_TOOL_CALLS})",
-    ),
-    OptionSpec(
-        "observer-mode",
-        "MODE",
-        help="audit_only (default: every call runs) or hard_gate (calls to the tools a scenario forbids are "
-        "blocked before they run and recorded as blocked attempts); a scenario's meta.observer_mode wins",
-    ),
-    OptionSpec(
-        "timeout",
-        "SECONDS",
-        value_type=float,
-        help=f"wall-clock limit per episode, 0 for none (default {DEFAULT_TIMEOUT:g})",
-    ),
-    OptionSpec("results", "PATH", help=f"results file, '' for none (default {DEFAULT_RESULTS_PATH})"),
-    OptionSpec("leaderboard", "PATH", help="write the AgentBeats leaderboard artifact here"),
-    OptionSpec("html", "PATH", help="write the HTML report here (scores, failure shapes, every episode's trace)"),
-    OptionSpec(
-        "fail-under",
-        "METRIC=VALUE",
-        repeatable=True,
-        help="gate (repeatable): compliance, overall, tier1_overall, semantic, pass^K, a column or group name",
-    ),
-    OptionSpec(
-        "baseline",
-        "PATH[::AGENT]",
-        help="results file of a baseline run: fail on regressions over the (agent, scenario, trial) rows both runs "
-        "have; PATH::AGENT compares the one agent of this run with AGENT of the baseline",
-    ),
-    OptionSpec(
-        "tolerance",
-        "X",
-        value_type=float,
-        help="allowed drop of a gated metric against the baseline (default 0)",
-    ),
-    OptionSpec(
-        "max-error-rate",
-        "X",
-        value_type=float,
-        help="largest share of error rows (failures outside the agent) per agent before the run is invalid and "
-        "exits 9 (default 0: any error row)",
-    ),
-    OptionSpec("resume", "PATH", help="results file or journal of an earlier run: reuse its finished rows"),
-    OptionSpec(
-        "shard",
-        "I/N",
-        help="run shard I of N (1-based) of the scenario items, e.g. on N machines; merge the results files "
-        "with 'pi report A.json B.json ...'",
-    ),
-)
 """Every ``--pibench-*`` option, declared once: the plugin's options and ini keys and ``pi run``'s flags."""
 
 
@@ -402,6 +275,7 @@ def read_settings(config: pytest.Config) -> Settings:
         max_error_rate=_fraction(config, "max-error-rate"),
         resume=_raw(config, "resume"),
         scenario_dirs=tuple(Path(p) for p in config.getini("pibench_scenarios")),
+        domain_paths=tuple(str(p) for p in (_raw(config, "domains") or [])),
         agent_args=_key_values("agent-arg", list(_raw(config, "agent-arg") or [])),
         user_args=_key_values("user-arg", list(_raw(config, "user-arg") or [])),
         judge=_raw(config, "judge"),

@@ -105,7 +105,7 @@ def test_two_distributions_shipping_one_domain_is_an_error_naming_both(install_d
         (
             "no_such_pack_f",
             {},
-            "names no domain pack: expected a package or a path of a folder holding tools.py, got None",
+            "names no domain pack: expected a package or a path of a folder holding tools.py or tools.json, got None",
         ),
         ("empty_pack_f", {"empty_pack_f/__init__.py": ""}, "names no domain pack"),
         ("broken_pack_f.mod:DIR", {"broken_pack_f/__init__.py": "", "broken_pack_f/mod.py": "1/0\n"}, "failed to load"),
