@@ -172,7 +172,7 @@ def _replay(scenario: Scenario, messages: Sequence[Mapping[str, Any]]) -> dict[s
     """A fresh environment's database after every tool call of ``messages``, in order (the ``DB`` family)."""
     from pytest_pibench.env.binding import bind_scenario
 
-    environment = bind_scenario(scenario).new_environment()
+    environment = bind_scenario(scenario).new_environment(None)  # upstream replays with no observer
     for message in messages:
         calls = [c for c in message.get("tool_calls") or [] if isinstance(c, Mapping)]
         if calls:

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_pibench.domain import generic_handlers  # noqa: F401  (registers every built-in handler)
-from pytest_pibench.domain.generic import find_record, registered_handlers, soft_error
+from pytest_pibench.domain.generic import find_with_id, registered_handlers, soft_error
 
 __all__ = ["generic_tool", "handler_names"]
 
@@ -30,9 +30,9 @@ def _generic_lookup(db: Mapping[str, Any], name: str, arguments: Mapping[str, An
     for candidate in dict.fromkeys((entity, f"{entity}s", bare, f"{bare}s")):
         if candidate in db:
             for field, value in keys.items():
-                found = find_record(db[candidate], field, value)
+                found = find_with_id(db[candidate], field, value)
                 if found is not None:
-                    return {field: value, **found}  # a dict keyed by id: the key is the record's id
+                    return found
     return soft_error(f"No {entity} found.", lookup=name, criteria=dict(keys))
 
 

@@ -26,6 +26,7 @@ __all__ = [
     "DEFAULT_NOW",
     "Handler",
     "find_record",
+    "find_with_id",
     "handler",
     "next_id",
     "now",
@@ -65,8 +66,8 @@ def now(db: Mapping[str, Any]) -> str:
 
 def next_id(db: dict[str, Any], prefix: str) -> str:
     """``PREFIX_XXXXXXXX``: upstream's ids, from one counter per episode shared by every prefix."""
-    counter = int(db.get("_id_counter") or 0) + 1
-    db["_id_counter"] = counter
+    counter = int(db.get("_id_counter") or 0)  # hashed before it moves: the first id hashes "PREFIX:0"
+    db["_id_counter"] = counter + 1
     return f"{prefix}_{hashlib.sha256(f'{prefix}:{counter}'.encode()).hexdigest()[:8].upper()}"
 
 
@@ -94,17 +95,31 @@ def records(collection: Any, id_field: str = "") -> Iterator[dict[str, Any]]:
                 yield {id_field: key, **value} if id_field and id_field not in value else value
 
 
-def find_record(collection: Any, field: str, value: Any) -> dict[str, Any] | None:
+def find_record(collection: Any, field: str, value: Any, *, exact: bool = False) -> dict[str, Any] | None:
     """The live record whose ``field`` equals ``value`` (in a dict keyed by id, its key matches too).
 
     The record itself, not a copy: handlers that write change the database.
+    Look-ups compare with :func:`same`; the handlers that change a record find
+    it by ``exact`` equality, as upstream's mutators do (upstream-evaluation.md §4.5).
     """
+    equal = (lambda a, b: a == b) if exact else same
     if isinstance(collection, dict) and field not in collection:
         for key, record in collection.items():
-            if isinstance(record, dict) and (same(key, value) or same(record.get(field), value)):
+            if isinstance(record, dict) and (equal(key, value) or equal(record.get(field), value)):
                 return record
         return None
     for record in records(collection, field):
-        if same(record.get(field), value):
+        if equal(record.get(field), value):
             return record
     return None
+
+
+def find_with_id(collection: Any, field: str, value: Any) -> dict[str, Any] | None:
+    """A copy of the record :func:`find_record` finds, with its id field (a dict keyed by id gives its key)."""
+    if isinstance(collection, dict) and field not in collection:
+        for key, record in collection.items():
+            if isinstance(record, dict) and (same(key, value) or same(record.get(field), value)):
+                return {field: key, **record}
+        return None
+    found = find_record(collection, field, value)
+    return None if found is None else dict(found)

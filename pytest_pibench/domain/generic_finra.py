@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from pytest_pibench.domain.generic import find_record, handler, next_id, now, same, soft_error
+from pytest_pibench.domain.generic import find_record, find_with_id, handler, next_id, now, same, soft_error
 
 __all__: list[str] = []
 
@@ -19,15 +19,17 @@ _HOLD_EXPIRY = "2026-03-01T10:00:00-05:00"
 
 
 def _activity(db: dict[str, Any]) -> dict[str, Any]:
+    """``db["activity"]`` to read (never created: a look-up must not change the database)."""
     activity = db.get("activity")
-    if not isinstance(activity, dict):
-        activity = db["activity"] = {}
-    return activity
+    return activity if isinstance(activity, dict) else {}
 
 
 def _request(db: dict[str, Any], request_id: Any) -> dict[str, Any] | None:
-    found = find_record(_activity(db).get("pending_requests"), "request_id", request_id)
-    return found if found is not None else find_record(db.get("pending_requests"), "request_id", request_id)
+    """The pending request by exact id (upstream's mutators compare exactly), in activity, else top level."""
+    found = find_record(_activity(db).get("pending_requests"), "request_id", request_id, exact=True)
+    if found is None:
+        found = find_record(db.get("pending_requests"), "request_id", request_id, exact=True)
+    return found
 
 
 def _append(container: dict[str, Any], key: str, record: dict[str, Any]) -> dict[str, Any]:
@@ -41,9 +43,9 @@ def _append(container: dict[str, Any], key: str, record: dict[str, Any]) -> dict
 @handler("lookup_customer_profile")  # shared with retail: customer_profile first, then customers
 def lookup_customer_profile(db: dict[str, Any], customer_id: Any = "", **_: Any) -> Any:
     for collection in ("customer_profile", "customers"):
-        found = find_record(db.get(collection), "customer_id", customer_id)
+        found = find_with_id(db.get(collection), "customer_id", customer_id)
         if found is not None:
-            return dict(found)
+            return found
     return soft_error(f"No customer found for customer_id='{customer_id}'.", customer_id=customer_id)
 
 
@@ -69,12 +71,13 @@ def query_transaction_history(
     def keep(record: dict[str, Any]) -> bool:
         if customer_id and not (
             same(record.get("customer_id"), customer_id) or same(record.get("requested_by_customer_id"), customer_id)
-            or str(record.get("account_id") or "").strip().lower() in _linked_accounts(db, customer_id)
-        ):  # fmt: skip
-            return False
-        if account_id and not any(
-            same(record.get(k), account_id) for k in ("account_id", "customer_id", "requested_by_customer_id")
         ):
+            return False
+        owner = record.get("customer_id") or record.get("requested_by_customer_id")
+        if account_id and not (
+            any(same(record.get(k), account_id) for k in ("account_id", "customer_id", "requested_by_customer_id"))
+            or (owner and str(account_id).strip().lower() in _linked_accounts(db, owner))  # the owner's account
+        ):  # fmt: skip
             return False
         if transaction_type and not same(record.get("type"), transaction_type):
             return False
@@ -206,12 +209,15 @@ def execute_trade(
     request = _request(db, request_id)
     if request is not None:
         request["status"] = "executed"
+    activity = db.get("activity")
+    if not isinstance(activity, dict):
+        activity = db["activity"] = {}
     trade = {"trade_id": next_id(db, "TRD"), "request_id": request_id,
              "symbol": symbol or _detail(request, "security", "symbol"),
              "side": side or _detail(request, "action", "side"),
              "quantity": quantity if quantity is not None else _detail(request, "shares", "quantity"),
              "executed_at": now(db), "status": "executed"}  # fmt: skip
-    return dict(_append(_activity(db), "trades", trade))
+    return dict(_append(activity, "trades", trade))
 
 
 @handler("journal_security_positions")
@@ -222,10 +228,10 @@ def journal_security_positions(
     positions = db.get("positions")
     if not isinstance(positions, dict):
         positions = db["positions"] = {}
-    amount = float(quantity or 0)
+    amount = quantity if isinstance(quantity, int | float) and not isinstance(quantity, bool) else 0
     for account, sign in ((from_account_id, -1), (to_account_id, 1)):
         holding = positions.setdefault(str(account), {})
-        if isinstance(holding, dict):
+        if isinstance(holding, dict):  # whole numbers stay whole: the canonical JSON (expected_db) sees it
             holding[str(symbol)] = holding.get(str(symbol), 0) + sign * amount
     entry = {"journal_id": next_id(db, "JRN"), "symbol": symbol, "quantity": quantity,
              "from_account_id": from_account_id, "to_account_id": to_account_id, "status": "posted",
@@ -278,9 +284,8 @@ def open_case(
     case = {"case_id": next_id(db, "CASE"), "customer_id": customer_id, "case_type": case_type or "OTHER",
             "status": "open", "assigned_to": "Analyst", "opened_at": now(db), "summary": summary}  # fmt: skip
     investigations = db.get("investigations")
-    if not isinstance(investigations, dict):
-        investigations = db["investigations"] = {}
-    _append(investigations, "cases", case)
+    if isinstance(investigations, dict):  # only where the scenario has investigations, as upstream
+        _append(investigations, "cases", case)
     return {"case_id": case["case_id"], "status": "open", "assigned_to": "Analyst", "created_at": case["opened_at"]}
 
 
@@ -298,7 +303,7 @@ def file_ctr(db: dict[str, Any], **_: Any) -> dict[str, Any]:
 def dismiss_alert(db: dict[str, Any], alert_id: Any = "", reason: Any = "", **_: Any) -> dict[str, Any]:
     monitoring = db.get("monitoring")
     for alert in _alerts(monitoring):
-        if same(alert.get("alert_id"), alert_id):
+        if alert.get("alert_id") == alert_id:  # a mutator: exact
             alert["status"] = "dismissed"
     return {"alert_id": alert_id, "status": "dismissed", "dismissed_at": now(db)}
 

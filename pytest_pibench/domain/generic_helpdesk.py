@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_pibench.domain.generic import find_record, handler, next_id, now, same, soft_error
+from pytest_pibench.domain.generic import find_record, handler, next_id, now, records, same, soft_error
 
 __all__: list[str] = []
 
@@ -24,8 +24,8 @@ def _employee(db: dict[str, Any], employee_id: Any) -> dict[str, Any] | None:
     return find_record(db.get("employees"), "employee_id", employee_id)
 
 
-def _account(db: dict[str, Any], employee_id: Any) -> dict[str, Any] | None:
-    return find_record(db.get("accounts"), "employee_id", employee_id)
+def _account(db: dict[str, Any], employee_id: Any, *, exact: bool = False) -> dict[str, Any] | None:
+    return find_record(db.get("accounts"), "employee_id", employee_id, exact=exact)
 
 
 @handler("lookup_employee")
@@ -47,9 +47,7 @@ def lookup_employee(db: dict[str, Any], employee_id: Any = "", **_: Any) -> Any:
 def verify_identity(db: dict[str, Any], employee_id: Any = "", verification_items: Any = None, **_: Any) -> Any:
     if not isinstance(verification_items, dict) or not verification_items:
         return soft_error("verification_items must be a non-empty object of field: value pairs.")
-    employee = _employee(db, employee_id)
-    if employee is None:
-        return soft_error(f"No employee found for employee_id='{employee_id}'.", employee_id=employee_id)
+    employee = _employee(db, employee_id) or {}  # an unknown employee matches nothing
     matched = [k for k, v in verification_items.items() if k in employee and same(employee[k], v)]
     mismatched = [k for k in verification_items if k not in matched]
     return {"employee_id": employee_id, "verified": bool(matched) and not mismatched, "matched_fields": matched,
@@ -61,9 +59,7 @@ def check_approval_status(
     db: dict[str, Any], employee_id: Any = "", ticket_id: Any = None, resource_name: Any = None, **_: Any
 ) -> Any:
     for collection in ("approvals", "approval_tickets", "tickets", "access_requests"):
-        for record in db.get(collection) or []:
-            if not isinstance(record, dict):
-                continue
+        for record in records(db.get(collection)):
             if employee_id and not same(record.get("employee_id"), employee_id):
                 continue
             ids = (record.get("ticket_id"), record.get("approval_ticket_id"), record.get("access_request_id"))
@@ -81,7 +77,7 @@ def check_approval_status(
 def reset_password(db: dict[str, Any], employee_id: Any = "", account_type: Any = "standard", **_: Any) -> Any:
     if same(account_type, "admin"):  # decided by the argument, as upstream: "standard" resets an admin account
         return soft_error("Admin password resets require IT Security approval. Please escalate.")
-    account = _account(db, employee_id)
+    account = _account(db, employee_id, exact=True)
     if account is not None:
         account["password_last_changed"] = now(db)
     return {"employee_id": employee_id, "status": "reset_complete", "temporary_password": "TmpP@ss_2026!",
@@ -90,7 +86,7 @@ def reset_password(db: dict[str, Any], employee_id: Any = "", account_type: Any 
 
 @handler("unlock_account")
 def unlock_account(db: dict[str, Any], employee_id: Any = "", **_: Any) -> dict[str, Any]:
-    account = _account(db, employee_id) or {}
+    account = _account(db, employee_id, exact=True) or {}
     reason = account.get("lockout_reason")
     if same(reason, "security_flag"):
         return {"employee_id": employee_id, "status": "locked", "requires_escalation": True,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from pytest_pibench.domain.generic import find_record, handler, next_id, now, soft_error
+from pytest_pibench.domain.generic import find_record, find_with_id, handler, next_id, now, soft_error
 
 __all__: list[str] = []
 
@@ -18,11 +18,15 @@ _WINDOWS = {"electronics": (15, 21, 30), "other": (30, 45, 60)}
 """Return window in days by category, for silver-or-other / gold / platinum customers."""
 
 
-def _order(db: dict[str, Any], order_id: Any) -> dict[str, Any] | None:
-    return find_record(db.get("orders"), "order_id", order_id)
+def _order(db: dict[str, Any], order_id: Any, *, exact: bool = False) -> dict[str, Any] | None:
+    return find_record(db.get("orders"), "order_id", order_id, exact=exact)
 
 
 def _profile(db: dict[str, Any], customer_id: Any) -> dict[str, Any] | None:
+    """The customer's profile; a single-record ``customer_profile`` is the profile whatever its id (upstream)."""
+    single = db.get("customer_profile")
+    if isinstance(single, dict) and single and not all(isinstance(v, dict) for v in single.values()):
+        return single  # one record (its values are fields, not records)
     for collection in ("customer_profile", "customers"):
         found = find_record(db.get(collection), "customer_id", customer_id)
         if found is not None:
@@ -32,10 +36,10 @@ def _profile(db: dict[str, Any], customer_id: Any) -> dict[str, Any] | None:
 
 @handler("lookup_order")
 def lookup_order(db: dict[str, Any], order_id: Any = "", **_: Any) -> Any:
-    order = _order(db, order_id)
+    order = find_with_id(db.get("orders"), "order_id", order_id)
     if order is None:
         return soft_error(f"No order found for order_id='{order_id}'.", order_id=order_id)
-    return dict(order)
+    return order
 
 
 def _category(order: dict[str, Any]) -> str:
@@ -96,7 +100,7 @@ def check_return_eligibility(db: dict[str, Any], order_id: Any = "", **_: Any) -
 def process_refund(
     db: dict[str, Any], order_id: Any = "", amount: Any = None, restocking_fee_percent: Any = None, **_: Any
 ) -> Any:
-    order = _order(db, order_id)
+    order = _order(db, order_id, exact=True)  # a mutator: exact id
     refund_id = next_id(db, "REF")
     if order is not None:
         order["status"] = "refunded"

@@ -2,9 +2,11 @@
 
 Search order for a scenario's ``meta.domain`` (or an upstream alias of it):
 
+0. the folders named by ``--pibench-domains`` (:func:`set_domain_paths`): an
+   explicit choice wins over everything below;
 1. the scenario's own workspace: ``domains/<name>/`` next to the scenario's
    ``scenarios/`` folder (``search_roots``). A scenario that ships its pack
-   always gets that pack, even where an installed one has the same name;
+   gets that pack, even where an installed one has the same name;
 2. installed packs: entry points of the group ``pytest_pibench.domains``
    (:data:`ENTRY_POINT_GROUP`), one per pack, named after the domain, whose value
    is a package whose folder is the pack (``bank = "bank_pibench"``) or an
@@ -17,9 +19,7 @@ the bundled packs) is a :class:`DomainError` naming both, never a silent pick.
 
 A pack is a folder with ``tools.py`` (Python tools) or ``tools.json`` (a
 *declarative* pack in upstream's format, served by the generic engine of
-:mod:`pytest_pibench.domain.generic`), plus ``policy.md`` and ``db.json``.
-Folders named by ``--pibench-domains`` (:func:`set_domain_paths`) are searched
-before all of the above.
+:mod:`pytest_pibench.domain.engine`), plus ``policy.md`` and ``db.json``.
 
 A pack's ``tools.py`` defines ``TOOLS`` (the tool functions) and may define
 ``ROUTINE``, a :class:`~pytest_pibench.toolkit.routine.Routine`: the standard

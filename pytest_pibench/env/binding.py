@@ -76,9 +76,13 @@ class Binding:
         own = getattr(self.scenario.meta, "observer_mode", None)
         return str(own) if own else default
 
-    def new_environment(self, observer_mode: str = "audit_only") -> Environment:
-        """A fresh environment on a private copy of :attr:`initial_db` (``hard_gate``: forbidden tools blocked)."""
-        blocked = self.scenario.forbidden_tools if self.observer_mode(observer_mode) == "hard_gate" else ()
+    def new_environment(self, observer_mode: str | None = "audit_only") -> Environment:
+        """A fresh environment on a private copy of :attr:`initial_db` (``hard_gate``: forbidden tools blocked).
+
+        ``observer_mode=None`` is no observer at all, whatever the scenario asks (the ``DB`` family's replay).
+        """
+        gated = observer_mode is not None and self.observer_mode(observer_mode) == "hard_gate"
+        blocked = self.scenario.forbidden_tools if gated else ()
         return Environment(copy_record(self.initial_db), self.tools, self.domain.tool_names, blocked_tools=blocked)
 
     def task_text(self) -> str:

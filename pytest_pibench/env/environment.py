@@ -81,9 +81,11 @@ class Environment:
         error = True
         tool = self.tools.get(name)
         if name in self.blocked_tools:  # upstream's hard gate: the attempt is on record, the tool never runs
-            content = json.dumps(BLOCKED_MESSAGE)
+            content = json.dumps(BLOCKED_MESSAGE)  # the agent reads it JSON-encoded; the trace keeps the text
             self.error_count += 1
-            self.trace.append(TraceEntry(len(self.trace), name, copy_record(arguments), content, True, requestor, True))
+            self.trace.append(
+                TraceEntry(len(self.trace), name, copy_record(arguments), BLOCKED_MESSAGE, True, requestor, True)
+            )
             return {"role": "tool", "id": str(call.get("id", "")), "name": name, "content": content,
                     "requestor": requestor, "error": True}  # fmt: skip
         if tool is None:

@@ -188,6 +188,22 @@ def _fraction(config: pytest.Config, name: str) -> float:
 _GATE = re.compile(r"^\s*([^=]+?)\s*=\s*([-+0-9.eE]+)\s*$")
 
 
+def _domain_paths(config: pytest.Config) -> tuple[str, ...]:
+    """``--pibench-domains`` folders (ini values relative to the ini file); a missing one is a usage error."""
+    given = config.getoption("pibench_domains") or []
+    base = Path.cwd()
+    if not given:
+        given = config.getini("pibench_domains") or []
+        base = Path(config.inipath).parent if config.inipath else Path(config.rootpath)
+    paths = []
+    for value in given:
+        path = Path(value) if Path(value).is_absolute() else base / value
+        if not path.is_dir():
+            raise pytest.UsageError(f"--pibench-domains: no such folder: {value}")
+        paths.append(str(path))
+    return tuple(paths)
+
+
 def _observer_mode(config: pytest.Config) -> str:
     mode = str(_raw(config, "observer-mode") or "audit_only")
     if mode not in ("audit_only", "hard_gate"):
@@ -275,7 +291,7 @@ def read_settings(config: pytest.Config) -> Settings:
         max_error_rate=_fraction(config, "max-error-rate"),
         resume=_raw(config, "resume"),
         scenario_dirs=tuple(Path(p) for p in config.getini("pibench_scenarios")),
-        domain_paths=tuple(str(p) for p in (_raw(config, "domains") or [])),
+        domain_paths=_domain_paths(config),
         agent_args=_key_values("agent-arg", list(_raw(config, "agent-arg") or [])),
         user_args=_key_values("user-arg", list(_raw(config, "user-arg") or [])),
         judge=_raw(config, "judge"),

@@ -338,7 +338,7 @@ def _prepare(tokens: tuple[str, ...], work: Path) -> tuple[list[str], Path | Non
         elif token in ("-n", "--concurrency") and items:
             argv += [token, str(min(int(items.pop(0)), 2))]
         elif token.startswith("path/to/"):
-            argv.append(str(work / "my_ws" / "scenarios"))
+            argv.append(str(work / "my_ws" / ("domains" if token.rstrip("/").endswith("domains") else "scenarios")))
         else:
             argv.append(token)
     return argv, redirect

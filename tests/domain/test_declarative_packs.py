@@ -139,3 +139,15 @@ def test_the_plugin_finds_packs_beside_the_scenarios_or_named_by_the_option(pyte
     named = pytester.runpytest("loose/set", "--pibench-agent=oracle", "--pibench-domains=ws/domains",
                                "--pibench-results=", "-p", "no:cacheprovider", "-n", "2")  # fmt: skip
     named.assert_outcomes(passed=3)
+
+
+def test_a_missing_domains_folder_is_a_usage_error_and_ini_paths_are_relative_to_the_ini(pytester):
+    result = pytester.runpytest("--pibench-agent=oracle", "--pibench-domains=nowhere", "-p", "no:cacheprovider")
+    assert result.ret == 4
+    result.stderr.fnmatch_lines(["*--pibench-domains: no such folder: nowhere*"])
+    shutil.copytree(WS / "domains", pytester.path / "conf" / "packs")
+    shutil.copytree(WS / "scenarios", pytester.path / "set")
+    (pytester.path / "conf" / "pytest.ini").write_text("[pytest]\npibench_domains = packs\n")
+    ran = pytester.runpytest("-c", "conf/pytest.ini", "--rootdir", str(pytester.path), "set",
+                             "--pibench-agent=oracle", "--pibench-results=", "-p", "no:cacheprovider")  # fmt: skip
+    ran.assert_outcomes(passed=3)

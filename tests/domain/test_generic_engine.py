@@ -35,11 +35,30 @@ def test_every_upstream_tool_name_has_a_handler():
 def test_ids_come_from_one_counter_shared_by_every_prefix():
     db: dict = {}
     first = call(db, "record_decision", decision="DENY", rationale="r")
-    assert first["decision_record_id"] == next_id({}, "DEC") and db["_id_counter"] == 1
+    assert first["decision_record_id"] == "DEC_E33ED9F6" and db["_id_counter"] == 1  # upstream's first id
+    assert call({"_id_counter": 1}, "record_decision", decision="X")["decision_record_id"] == "DEC_C10B53C2"
     call(db, "file_sar")  # another prefix moves the same counter
     assert call(db, "record_decision", decision="X")["decision_record_id"] == next_id({"_id_counter": 2}, "DEC")
     assert first["recorded_at"] == "2026-01-01T00:00:00+00:00" and first["rationale"] == "r"  # the default clock
     assert [d["decision"] for d in db["decisions"]] == ["DENY", "X"]  # never validated here
+
+
+def test_the_db_hash_is_upstreams():
+    import hashlib
+
+    from pytest_pibench.checks.legacy import db_hash
+
+    assert db_hash({"b": 1, "a": [1, "é"]}) == hashlib.sha256('{"a":[1,"\\u00e9"],"b":1}'.encode()).hexdigest()
+
+
+def test_look_ups_never_change_the_database(finra):
+    db = copy.deepcopy(finra)
+    del db["activity"]
+    before = copy.deepcopy(db)
+    call(db, "query_transaction_history", customer_id="CUS-1")
+    call(db, "hold_transaction", request_id="R1", reason="x")  # an unknown request: nothing to hold
+    call(db, "lookup_account_events", customer_id="CUS-1")
+    assert db == before
 
 
 def test_matching_rules_and_the_three_collection_shapes():
@@ -55,12 +74,13 @@ def test_matching_rules_and_the_three_collection_shapes():
 def test_generic_lookup_and_soft_errors():
     db = {"widgets": [{"widget_id": "W1", "size": 3}], "gadgets": {"G1": {"colour": "red"}}}
     assert call(db, "lookup_widget", widget_id="w1") == {"widget_id": "W1", "size": 3}  # the record as stored
-    assert call(db, "lookup_gadget", gadget_id="G1") == {"gadget_id": "G1", "colour": "red"}
+    assert call(db, "lookup_gadget", gadget_id="g1") == {"gadget_id": "G1", "colour": "red"}  # the stored key
     assert call(db, "lookup_widget")["message"] == "lookup_widget needs an id argument (a name ending in _id)."
     missing = call(db, "lookup_widget", widget_id="W9")
     assert missing["error"] is True and missing["criteria"] == {"widget_id": "W9"}
     assert call(db, "teleport") == {"error": True, "message": "No handler is registered for tool 'teleport'."}
-    assert call({}, "lookup_order", order_id="O1", surplus="ignored")["error"] is True  # unknown arguments ignored
+    found = call({"orders": [{"order_id": "O1"}]}, "lookup_order", order_id="O1", surplus="ignored")
+    assert found == {"order_id": "O1"}  # an unknown argument is ignored
 
 
 @pytest.fixture
@@ -100,6 +120,11 @@ def test_retail_handlers(retail):
     call(db, "flag_account", customer_id="C2", flag_type="policy_abuse", notes="n")
     assert db["customer_profile"]["C2"]["account_flags"] == ["policy_abuse"]
     assert call(db, "lookup_order", order_id="o2")["order_id"] == "O2"
+    one = {"now": NOW, "orders": [{"order_id": "O5", "delivery_date": "2026-01-20", "items": [{"category": "home"}]}],
+           "customer_profile": {"loyalty_tier": "platinum", "account_flags": []}}  # one profile, no customer ids
+    assert call(one, "check_return_eligibility", order_id="O5")["return_window_days"] == 60
+    assert call(one, "process_refund", order_id="o5")["amount_refunded"] is None  # a mutator: exact id only
+    assert "status" not in one["orders"][0]
 
 
 @pytest.fixture
@@ -126,8 +151,12 @@ def test_helpdesk_handlers(helpdesk):
     two = call(db, "verify_identity", employee_id="E1", verification_items={"department": "HR", "manager": "Li"})
     assert two["verified"] is False and two["mismatched_fields"] == ["department"]
     assert call(db, "verify_identity", employee_id="E1", verification_items={})["error"] is True
+    unknown = call(db, "verify_identity", employee_id="E9", verification_items={"manager": "Li"})
+    assert unknown["verified"] is False and unknown["mismatched_fields"] == ["manager"]
     assert call(db, "check_approval_status", employee_id="E1", resource_name="vpn")["approved"] is True
     assert call(db, "check_approval_status", employee_id="E9")["status"] == "missing"
+    keyed = {"approvals": {"AP-1": {"employee_id": "E1", "resource_name": "VPN", "status": "valid"}}}
+    assert call(keyed, "check_approval_status", employee_id="E1", resource_name="vpn")["approved"] is True
     assert call(db, "reset_password", employee_id="E1", account_type="admin")["error"] is True
     assert call(db, "reset_password", employee_id="E1", account_type="standard")["status"] == "reset_complete"
     assert db["accounts"]["E1"]["password_last_changed"] == NOW  # an admin account, reset as "standard"
@@ -171,6 +200,13 @@ def finra():
 def test_finra_look_ups(finra):
     db = copy.deepcopy(finra)
     assert call(db, "lookup_customer_profile", customer_id="CUS-1")["name"] == "Mae"
+    keyed = {"customers": {"CUS-7": {"name": "Ola"}}}
+    assert call(keyed, "lookup_customer_profile", customer_id="cus-7") == {"customer_id": "CUS-7", "name": "Ola"}
+    linked = copy.deepcopy(db)  # a transaction whose owner is linked to the account filtered on
+    linked["transactions"].append({"transaction_id": "T3", "customer_id": "CUS-1", "account_id": "AC-5"})
+    assert {t["transaction_id"] for t in call(linked, "query_transaction_history", account_id="AC-1")["transactions"]} == {
+        "T1", "T3"}
+    assert call(linked, "query_transaction_history", customer_id="CUS-2")["count"] == 1
     history = call(db, "query_transaction_history", customer_id="CUS-1")
     assert [t["transaction_id"] for t in history["transactions"]] == ["T1"] and history["count"] == 1
     assert len(history["pending_requests"]) == 1
@@ -199,6 +235,7 @@ def test_finra_actions(finra):
     assert (trade["symbol"], trade["side"], trade["quantity"]) == ("ACME", "sell", 10) and db["activity"]["trades"]
     call(db, "journal_security_positions", symbol="ACME", quantity=40, from_account_id="AC-1", to_account_id="AC-2")
     assert db["positions"]["AC-1"]["ACME"] == 60 and db["positions"]["AC-2"]["ACME"] == 40
+    assert type(db["positions"]["AC-1"]["ACME"]) is int  # whole numbers stay whole (the canonical JSON)
     assert db["journal_entries"][0]["status"] == "posted"
     assert call(db, "process_annuity_cancellation", request_id="R1")["surrender_value_usd"] == 900
     deposit = call(db, "process_cash_deposit", customer_id="CUS-1", amount_usd=9500)
@@ -209,9 +246,15 @@ def test_finra_actions(finra):
     assert db["monitoring"]["alerts"][-1]["category"] == "OTHER" and alert["status"] == "open"
     case = call(db, "open_case", customer_id="CUS-1", case_type="AML", summary="s")
     assert db["investigations"]["cases"][0]["case_id"] == case["case_id"] and case["assigned_to"] == "Analyst"
+    bare = {"now": NOW}
+    call(bare, "open_case", customer_id="CUS-1", summary="s")
+    call(bare, "create_alert", account_id="AC-1", description="d")
+    assert set(bare) == {"now", "_id_counter"}  # no investigations or monitoring: nothing appended, as upstream
     assert call(db, "file_sar", customer_id="CUS-1")["filing_status"] == "draft"
     assert call(db, "file_ctr", customer_id="CUS-1")["ctr_id"].startswith("CTR_")
-    call(db, "dismiss_alert", alert_id="al-1", reason="r")
+    call(db, "dismiss_alert", alert_id="al-1", reason="r")  # mutators find records by exact id
+    assert db["monitoring"]["alerts"][0]["status"] == "open"
+    call(db, "dismiss_alert", alert_id="AL-1", reason="r")
     assert db["monitoring"]["alerts"][0]["status"] == "dismissed"
     assert call(db, "escalate_to_compliance", reason="r", urgency="high", linked_request_id="R1")["linked_request_id"] == "R1"
     assert call(db, "update_request_status", request_id="R1", status="closed")["status"] == "closed"
