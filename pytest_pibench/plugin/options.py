@@ -125,6 +125,7 @@ class Settings:
             "max_tool_calls_per_message": self.max_tool_calls_per_message,
             "max_tool_calls": self.max_tool_calls,
             "observer_mode": self.observer_mode,
+            "domain_paths": list(self.domain_paths),  # another pack, another result (resume must not reuse it)
             "timeout": self.timeout,
             "judge": self.judge,
             "agent_args": _public(self.agent_args),
