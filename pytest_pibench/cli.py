@@ -8,6 +8,7 @@
     pi report FILE... [-o OUT] [--results R]  results or pytest-json-report file -> leaderboard JSON;
                                            several files (the shards of one run) are merged first
     pi report FILE... --html PATH          the HTML report; several files: runs side by side
+    pi compare A.json [B.json]             paired comparison of two agents, metric by metric
     pi schema                              the JSON Schema of scenario files
     pi generate SCENARIO... [--style S] [--seed N] [--out DIR]
                                            certified pressure variants of hand-written scenarios
@@ -302,6 +303,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=float,
         help="error-row budget per agent (default: the run's own --pibench-max-error-rate)",
     )
+    compare = commands.add_parser("compare", help="paired comparison of two agents: better, worse, not distinguishable")
+    compare.add_argument("file", nargs="+", help="two results files, or one holding two agents")
+    compare.add_argument("--a", help="agent A (the reference)")
+    compare.add_argument("--b", help="agent B (compared with A)")
+    compare.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    compare.add_argument("--json", help="also write the comparison here as JSON")
     commands.add_parser("schema", help="print the JSON Schema of scenario files")
     generate = commands.add_parser("generate", help="write certified pressure variants of hand-written scenarios")
     generate.add_argument("scenarios", nargs="*", help="base scenario files or folders, or bundled ones by name")
@@ -324,6 +331,14 @@ def _dispatch(args: argparse.Namespace, extra: list[str]) -> int:
         return _cmd_validate(args)
     if args.command == "report":
         return _cmd_report(args)
+    if args.command == "compare":
+        from pytest_pibench.report import ReportError
+        from pytest_pibench.report._compare import compare_command
+
+        try:
+            return compare_command(args.file, agent_a=args.a, agent_b=args.b, alpha=args.alpha, output=args.json)
+        except ReportError as exc:
+            raise _UsageError(f"compare: {exc}") from None
     if args.command == "generate":
         return _cmd_generate(args)
     if args.command == "schema":

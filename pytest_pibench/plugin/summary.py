@@ -68,6 +68,7 @@ def _count_rows(document: ResultsDocument) -> list[tuple[str, list[str]]]:
 def _table(metrics: Mapping[str, Mapping[str, Any]], trials: int) -> list[tuple[str, list[str]]]:
     spec: list[tuple[str, tuple[str, ...], Callable[[Any], str]]] = [
         ("Overall", ("overall_score",), _num),
+        ("  +- 95% (clustered by scenario)", ("extended", "uncertainty", "overall", "se"), _margin),
         ("Full compliance", ("compliance_rate",), _num),
         ("  95% interval", ("extended", "compliance_interval_95"), _interval),
         ("Tier-1 overall", ("extended", "tier1_overall_score"), _num),
@@ -95,6 +96,11 @@ def _table(metrics: Mapping[str, Mapping[str, Any]], trials: int) -> list[tuple[
             if any(v != "-" for v in values):
                 rows.append((label, values))
     return rows
+
+
+def _margin(se: Any) -> str:
+    """``+-0.041``: the half-width of the 95% interval (1.96 standard errors); ``-`` without one."""
+    return f"+-{1.959963984540054 * se:.3f}" if isinstance(se, int | float) else "-"
 
 
 def _style_rate(entry: Any) -> str:
@@ -196,12 +202,39 @@ def _failure(row: ResultRow) -> str:
     return f"{head} {decision} {first['outcome_id']}: {str(first['detail'])[:160]}"
 
 
+def _comparisons(document: ResultsDocument) -> list[str]:
+    """With several agents: each one paired with the first (compliance, overall, and the columns' verdicts)."""
+    agents = list(document["agents"])
+    if len(agents) < 2:
+        return []
+    from pytest_pibench.results.compare import compare_rows
+    from pytest_pibench.results.metrics import partial_credit
+
+    reference = [r for r in document["rows"] if r.get("agent") == agents[0]]
+    lines = [f"Paired comparison with {agents[0]} (B - A, 95% interval, verdict; pi compare for every metric):"]
+    for agent in agents[1:]:
+        mine = [r for r in document["rows"] if r.get("agent") == agent]
+        metrics = compare_rows(reference, mine, partial_credit)["metrics"]
+        parts = []
+        for name in ("compliance", "overall"):
+            entry = metrics.get(name)
+            if entry is not None:
+                span = "" if entry["ci95"] is None else f" [{entry['ci95'][0]:+.3f}, {entry['ci95'][1]:+.3f}]"
+                parts.append(f"{name} {entry['difference']:+.3f}{span} {entry['verdict']}")
+        columns = [m["verdict"] for n, m in metrics.items() if "p_adjusted" in m]
+        parts.append(f"columns better/worse: {columns.count('better')}/{columns.count('worse')}")
+        lines.append(f"  {agent}: " + "; ".join(parts))
+    return lines
+
+
 def write_summary(terminal: Any, collector: ResultCollector) -> None:
     document = collector.document
     assert document is not None
     extra_rows = extension_summary_rows(collector.config, document)  # a broken hook fails before a half table
     terminal.write_sep("=", "pi-bench summary")
     for line in summary_lines(document, extra_rows):
+        terminal.write_line(line)
+    for line in _comparisons(document):
         terminal.write_line(line)
     if collector.settings.results:
         terminal.write_line(f"Results: {collector.settings.results}")

@@ -51,7 +51,9 @@ def _cards(view: Mapping[str, Any]) -> str:
         m = contender["metrics"]
         extended = m.get("extended") or {}
         low, high = extended.get("compliance_interval_95") or (None, None)
+        overall_ci = ((extended.get("uncertainty") or {}).get("overall") or {}).get("ci95") or (None, None)
         rows = [
+            ("overall 95% (clustered)", f"[{_pct(overall_ci[0])}, {_pct(overall_ci[1])}]"),
             ("full compliance", f"{_pct(m.get('compliance_rate'))} [{_pct(low)}, {_pct(high)}]"),
             *[(f"pass^{k}", _pct(v)) for k, v in (extended.get("pass_hat_k") or {}).items()],
             ("semantic score", _pct(extended.get("semantic_score"))),

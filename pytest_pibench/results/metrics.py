@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pytest_pibench.results.types import CheckEntry, FlagName, ResultRow, UsageKey
+from pytest_pibench.results.uncertainty import metric_uncertainty
 from pytest_pibench.vocab import COLUMNS, GROUPS, LABELS, TIER2_TYPES
 
 __all__ = ["COLUMNS", "GROUPS", "compute_metrics", "pass_hat_k", "wilson_interval"]
@@ -26,6 +27,11 @@ def _checks(row: ResultRow) -> list[CheckEntry]:
     if isinstance(dims, Mapping) and dims:
         return [c for d in dims.values() if isinstance(d, Mapping) for c in d.get("checks") or []]
     return [c for c in row.get("outcome_checks") or [] if isinstance(c, Mapping)]
+
+
+def partial_credit(row: Mapping[str, Any], tier1_only: bool = False) -> float:
+    """A row's partial credit: the share of its judged checks that passed (a column score's unit)."""
+    return _partial_credit(row, tier1_only)  # type: ignore[arg-type]
 
 
 def _partial_credit(row: ResultRow, tier1_only: bool = False) -> float:
@@ -247,6 +253,7 @@ def _extended(rows: Sequence[ResultRow], completed: Sequence[ResultRow]) -> dict
         "pass_hat_k": pass_hat_k(outcomes),
         "tier1_overall_score": sum(tier1_columns) / len(tier1_columns) if tier1_columns else 0.0,
         "semantic_score": sum(semantic) / len(semantic) if semantic else None,
+        "uncertainty": metric_uncertainty(completed, _partial_credit),
         "error_rows": [
             {
                 "scenario_id": r.get("scenario_id"),
