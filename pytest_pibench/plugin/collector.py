@@ -20,7 +20,7 @@ import pytest
 
 from pytest_pibench.paths import is_scenario_nodeid
 from pytest_pibench.plugin.extensions import add_extension_metrics, carry_extension_metrics
-from pytest_pibench.plugin.options import ERROR_BUDGET_EXIT_CODE, GATE_EXIT_CODE, Settings
+from pytest_pibench.plugin.options import ERROR_BUDGET_EXIT_CODE, GATE_EXIT_CODE, INCONCLUSIVE_EXIT_CODE, Settings
 from pytest_pibench.results.document import (
     RESULTS_FORMAT,
     RESULTS_FORMAT_VERSION,
@@ -212,6 +212,9 @@ class ResultCollector:
         elif self.verdict is not None and not self.verdict.passed:
             self.gate_overrode = int(exitstatus)
             session.exitstatus = GATE_EXIT_CODE
+        elif self.verdict is not None and self.verdict.inconclusive:
+            self.gate_overrode = int(exitstatus)
+            session.exitstatus = INCONCLUSIVE_EXIT_CODE
         elif self.verdict is not None and exitstatus == pytest.ExitCode.TESTS_FAILED and not self.other_failures:
             # With a gate, failing scenarios are expected; the gate is the verdict.
             self.gate_overrode = int(exitstatus)

@@ -65,10 +65,16 @@ def metric_value(metrics: Mapping[str, Any], name: str) -> float | None:
 class GateVerdict:
     passed: bool = True
     lines: list[str] = field(default_factory=list)
+    inconclusive: bool = False
+    """A statistical gate could not tell a regression from noise (and nothing failed outright)."""
 
     def fail(self, line: str) -> None:
         self.passed = False
         self.lines.append(f"FAIL {line}")
+
+    def unsure(self, line: str) -> None:
+        self.inconclusive = True
+        self.lines.append(f"???? {line}")
 
     def ok(self, line: str) -> None:
         self.lines.append(f"ok   {line}")
@@ -169,6 +175,8 @@ def check_gates(
     for agent, metrics in metrics_by_agent.items():
         for gate in settings.fail_under:
             _threshold(verdict, agent, metrics, gate)
+    if settings.min_pass is not None:
+        _min_pass(verdict, settings.min_pass, rows)
     if baseline is None:
         return verdict
     _, named = parse_baseline_spec(settings.baseline or "")
@@ -217,6 +225,9 @@ def _compare(
             + ("is in the baseline without an error" if matched else "is in the baseline")
         )
         return
+    if settings.gate_mode == "statistical":
+        _compare_statistically(verdict, settings, who, [before[k] for k in keys], [now[k] for k in keys])
+        return
     metrics_now = compute_metrics(now[k] for k in keys)
     metrics_before = compute_metrics(before[k] for k in keys)
     for name in _gated_names(settings):
@@ -238,3 +249,69 @@ def _threshold(verdict: GateVerdict, agent: str, metrics: Mapping[str, Any], gat
         verdict.fail(f"{agent}: {gate.metric} = {value:.4f} < {gate.value:g}")
     else:
         verdict.ok(f"{agent}: {gate.metric} = {value:.4f} >= {gate.value:g}")
+
+
+def _compare_statistically(
+    verdict: GateVerdict, settings: Settings, who: str, before: Sequence[ResultRow], now: Sequence[ResultRow]
+) -> None:
+    """A metric regresses only on paired evidence; it passes when its interval rules out a drop past the tolerance.
+
+    In between it is inconclusive, with how much more data would settle it: the
+    paired standard error shrinks as one over the square root of the sample, so
+    ``(se / needed)^2`` times the present sample would put the interval's lower
+    end at the tolerance if the difference stayed as observed.
+    """
+    from pytest_pibench.results.compare import compare_rows
+    from pytest_pibench.results.metrics import partial_credit
+
+    alpha = 1 - settings.confidence
+    metrics = compare_rows(before, now, partial_credit, alpha=alpha)["metrics"]
+    names = {"compliance": "compliance", "overall": "overall"}
+    for name in _gated_names(settings):
+        key = names.get(slug(name)) or next((m for m in metrics if slug(m) == slug(name)), None)
+        entry = metrics.get(key) if key else None
+        if entry is None:
+            verdict.info(f"{who}: {name} cannot be gated statistically (compliance, overall, a group or a column)")
+            continue
+        diff, interval = entry["difference"], entry["ci95"]
+        p = entry.get("p_adjusted", entry["p"])
+        line = f"{who}: {name} {diff:+.4f} vs baseline, 95% interval {_span(interval)}, p={p:.4f} ({entry['test']})"
+        if entry["verdict"] == "worse":
+            verdict.fail(f"{line}: regressed at confidence {settings.confidence:g}")
+        elif interval is not None and interval[0] >= -settings.tolerance - 1e-12:
+            verdict.ok(f"{line}: no drop past the tolerance {settings.tolerance:g}")
+        else:
+            verdict.unsure(f"{line}: inconclusive; {_to_settle(entry, settings.tolerance)}")
+
+
+def _span(interval: Sequence[float] | None) -> str:
+    return "n/a" if interval is None else f"[{interval[0]:+.4f}, {interval[1]:+.4f}]"
+
+
+def _to_settle(entry: Mapping[str, Any], tolerance: float) -> str:
+    interval = entry.get("ci95")
+    room = entry["difference"] + tolerance
+    if interval is None or room <= 0:
+        return "the observed drop is past the tolerance: more data would more likely confirm a regression"
+    se = (interval[1] - interval[0]) / (2 * 1.959963984540054)
+    factor = (1.959963984540054 * se / room) ** 2
+    return f"about {factor:.1f}x the present sample (trials or scenarios) would settle it if the difference holds"
+
+
+def _min_pass(verdict: GateVerdict, rule: tuple[int, int], rows: Sequence[ResultRow]) -> None:
+    """``--pibench-min-pass K/N``: each (agent, scenario) passes at least K of its N trials."""
+    needed, trials = rule
+    outcomes: dict[tuple[str, str], list[bool]] = {}
+    for row in rows:
+        if row.get("status") in _ERROR_STATUSES:
+            continue
+        key = (str(row.get("agent")), str(row.get("scenario_id")))
+        outcomes.setdefault(key, []).append(bool(row.get("all_passed")))
+    short = [(agent, sid, sum(v), len(v)) for (agent, sid), v in sorted(outcomes.items()) if len(v) < trials]
+    for agent, sid, _, ran in short:
+        verdict.fail(f"{agent}: {sid} ran {ran} of the {trials} trials --pibench-min-pass {needed}/{trials} needs")
+    low = [(agent, sid, sum(v)) for (agent, sid), v in sorted(outcomes.items()) if len(v) >= trials and sum(v) < needed]
+    for agent, sid, passed in low:
+        verdict.fail(f"{agent}: {sid} passed {passed} of {trials} trials, fewer than {needed}")
+    if not short and not low:
+        verdict.ok(f"every scenario passed at least {needed} of {trials} trials ({len(outcomes)} scenario runs)")

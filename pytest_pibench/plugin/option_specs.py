@@ -139,6 +139,23 @@ OPTIONS: tuple[OptionSpec, ...] = (
         help="allowed drop of a gated metric against the baseline (default 0)",
     ),
     OptionSpec(
+        "gate-mode",
+        "MODE",
+        help="exact (default: any drop beyond --pibench-tolerance fails) or statistical: a metric regresses only "
+        "when the paired evidence says so at --pibench-confidence; pass / regressed (exit 8) / inconclusive (exit 10)",
+    ),
+    OptionSpec(
+        "confidence",
+        "X",
+        value_type=float,
+        help="confidence of the statistical gate (default 0.95)",
+    ),
+    OptionSpec(
+        "min-pass",
+        "K/N",
+        help="every scenario must pass at least K of its N trials (e.g. 3/4; needs --pibench-trials N)",
+    ),
+    OptionSpec(
         "max-error-rate",
         "X",
         value_type=float,

@@ -27,6 +27,7 @@ from pytest_pibench.vocab import (
 __all__ = [
     "ERROR_BUDGET_EXIT_CODE",
     "GATE_EXIT_CODE",
+    "INCONCLUSIVE_EXIT_CODE",
     "OPTIONS",
     "Gate",
     "OptionSpec",
@@ -37,6 +38,8 @@ __all__ = [
 
 GATE_EXIT_CODE = 8
 """Exit code of a run whose gate (``--pibench-fail-under``, ``--pibench-baseline``) failed."""
+INCONCLUSIVE_EXIT_CODE = 10
+"""Exit code of a statistical gate that could not tell a regression from noise (more trials would settle it)."""
 ERROR_BUDGET_EXIT_CODE = 9
 """Exit code of a run with more error rows than ``--pibench-max-error-rate`` allows (invalid for the leaderboard)."""
 
@@ -86,6 +89,11 @@ class Settings:
     fail_under: tuple[Gate, ...] = ()
     baseline: str | None = None
     tolerance: float = 0.0
+    gate_mode: str = "exact"
+    """``exact`` or ``statistical`` (``--pibench-gate-mode``)."""
+    confidence: float = 0.95
+    min_pass: tuple[int, int] | None = None
+    """``--pibench-min-pass K/N``: every scenario passes at least K of its N trials."""
     max_error_rate: float = DEFAULT_MAX_ERROR_RATE
     resume: str | None = None
     scenario_dirs: tuple[Path, ...] = field(default_factory=tuple)
@@ -112,7 +120,7 @@ class Settings:
 
     @property
     def has_gate(self) -> bool:
-        return bool(self.fail_under or self.baseline)
+        return bool(self.fail_under or self.baseline or self.min_pass)
 
     def to_dict(self) -> dict[str, Any]:
         """The settings that change results, for the results file."""
@@ -205,6 +213,33 @@ def _domain_paths(config: pytest.Config) -> tuple[str, ...]:
     return tuple(paths)
 
 
+def _choice(config: pytest.Config, name: str, choices: tuple[str, ...]) -> str:
+    value = str(_raw(config, name) or choices[0])
+    if value not in choices:
+        raise pytest.UsageError(f"--pibench-{name}: choose {' or '.join(choices)}, got {value!r}")
+    return value
+
+
+def _confidence(config: pytest.Config) -> float:
+    raw = _raw(config, "confidence")
+    try:
+        value = 0.95 if raw is None else float(raw)
+    except ValueError:
+        raise pytest.UsageError(f"--pibench-confidence: a number between 0.5 and 1, got {raw!r}") from None
+    if not 0.5 <= value < 1:
+        raise pytest.UsageError(f"--pibench-confidence: a number between 0.5 and 1, got {raw!r}")
+    return value
+
+
+def _min_pass(raw: Any) -> tuple[int, int] | None:
+    if raw in (None, ""):
+        return None
+    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", str(raw))
+    if not match or not 1 <= int(match.group(1)) <= int(match.group(2)):
+        raise pytest.UsageError(f"--pibench-min-pass: K/N with 1 <= K <= N (e.g. 3/4), got {raw!r}")
+    return int(match.group(1)), int(match.group(2))
+
+
 def _observer_mode(config: pytest.Config) -> str:
     mode = str(_raw(config, "observer-mode") or "audit_only")
     if mode not in ("audit_only", "hard_gate"):
@@ -289,6 +324,9 @@ def read_settings(config: pytest.Config) -> Settings:
         fail_under=_gates(list(_raw(config, "fail-under") or [])),
         baseline=_raw(config, "baseline"),
         tolerance=_number(config, "tolerance", float, 0),
+        gate_mode=_choice(config, "gate-mode", ("exact", "statistical")),
+        confidence=_confidence(config),
+        min_pass=_min_pass(_raw(config, "min-pass")),
         max_error_rate=_fraction(config, "max-error-rate"),
         resume=_raw(config, "resume"),
         scenario_dirs=tuple(Path(p) for p in config.getini("pibench_scenarios")),

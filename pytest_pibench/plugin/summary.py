@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pytest_pibench.plugin.extensions import extension_summary_rows
-from pytest_pibench.plugin.options import ERROR_BUDGET_EXIT_CODE, GATE_EXIT_CODE
+from pytest_pibench.plugin.options import ERROR_BUDGET_EXIT_CODE, GATE_EXIT_CODE, INCONCLUSIVE_EXIT_CODE
 from pytest_pibench.results.document import error_budget_exceeded
 from pytest_pibench.results.types import ResultRow, ResultsDocument
 from pytest_pibench.vocab import GROUPS
@@ -246,6 +246,8 @@ def write_summary(terminal: Any, collector: ResultCollector) -> None:
     verdict = collector.verdict
     if verdict is not None:
         state = "PASSED" if verdict.passed else f"FAILED (exit code {GATE_EXIT_CODE})"
+        if verdict.passed and verdict.inconclusive:
+            state = f"INCONCLUSIVE (exit code {INCONCLUSIVE_EXIT_CODE}): not a regression, not yet a pass"
         terminal.write_line(f"Gate: {state}")
         for line in verdict.lines:
             terminal.write_line(f"  {line}")
