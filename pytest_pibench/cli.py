@@ -9,6 +9,7 @@
                                            several files (the shards of one run) are merged first
     pi report FILE... --html PATH          the HTML report; several files: runs side by side
     pi compare A.json [B.json]             paired comparison of two agents, metric by metric
+    pi plan RESULTS --difference D         trials or scenarios needed to detect D
     pi schema                              the JSON Schema of scenario files
     pi generate SCENARIO... [--style S] [--seed N] [--out DIR]
                                            certified pressure variants of hand-written scenarios
@@ -309,6 +310,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     compare.add_argument("--b", help="agent B (compared with A)")
     compare.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     compare.add_argument("--json", help="also write the comparison here as JSON")
+    plan = commands.add_parser("plan", help="trials or scenarios needed to detect a difference, from a results file")
+    plan.add_argument("file", help="a results file (its observed variance)")
+    plan.add_argument("--difference", type=float, required=True, help="the difference to detect (e.g. 0.1)")
+    plan.add_argument("--power", type=float, default=0.8, help="power (default 0.8)")
+    plan.add_argument("--alpha", type=float, default=0.05, help="two-sided level (default 0.05)")
+    plan.add_argument("--agent", help="the agent of the file to plan from (default: its first)")
+    plan.add_argument("--json", help="also write the plan here as JSON")
     commands.add_parser("schema", help="print the JSON Schema of scenario files")
     generate = commands.add_parser("generate", help="write certified pressure variants of hand-written scenarios")
     generate.add_argument("scenarios", nargs="*", help="base scenario files or folders, or bundled ones by name")
@@ -331,6 +339,15 @@ def _dispatch(args: argparse.Namespace, extra: list[str]) -> int:
         return _cmd_validate(args)
     if args.command == "report":
         return _cmd_report(args)
+    if args.command == "plan":
+        from pytest_pibench.report import ReportError
+        from pytest_pibench.report._plan import plan_command
+
+        try:
+            return plan_command(args.file, difference=args.difference, power=args.power, alpha=args.alpha,
+                                agent=args.agent, output=args.json)  # fmt: skip
+        except ReportError as exc:
+            raise _UsageError(f"plan: {exc}") from None
     if args.command == "compare":
         from pytest_pibench.report import ReportError
         from pytest_pibench.report._compare import compare_command
