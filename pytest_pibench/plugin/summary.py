@@ -86,7 +86,9 @@ def _table(metrics: Mapping[str, Mapping[str, Any]], trials: int) -> list[tuple[
         spec += [(f"  {style}", ("by_pressure_style", style), _style_rate) for style in styles]
     rows = [(label, [fmt(_at(m, path)) for m in metrics.values()]) for label, path, fmt in spec]
     if any(_at(m, ("extended", "usage")) for m in metrics.values()):
-        rows.append(("Cost (USD)", [_cost(_at(m, ("extended", "usage", "cost_usd"))) for m in metrics.values()]))
+        rows.append(("Cost (USD)", [_priced(_at(m, ("extended", "usage"))) for m in metrics.values()]))
+        per_pass = [_cost(_at(m, ("extended", "usage", "cost_per_passed_scenario"))) for m in metrics.values()]
+        rows.append(("  per passed scenario", per_pass))
         rows.append(("Tokens in/out", [_tokens(_at(m, ("extended", "usage"))) for m in metrics.values()]))
         retried = [_retried(_at(m, ("extended", "usage"))) for m in metrics.values()]
         rows.append(("LLM calls retried / throttled", retried))
@@ -108,6 +110,15 @@ def _style_rate(entry: Any) -> str:
     if not isinstance(entry, Mapping):
         return "-"
     return f"{entry['compliance_rate']:.3f} ({entry['passed']}/{entry['total']})"
+
+
+def _priced(usage: Any) -> str:
+    """The cost, with the calls whose price is unknown kept apart (``0.0123 + 4 unpriced calls``)."""
+    if not isinstance(usage, Mapping):
+        return "-"
+    unpriced = int(usage.get("unpriced_calls") or 0)
+    priced = _cost(usage.get("cost_usd"))
+    return f"{priced} + {unpriced} unpriced calls" if unpriced else priced
 
 
 def _cost(value: Any) -> str:

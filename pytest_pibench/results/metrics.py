@@ -275,6 +275,7 @@ _USAGE_KEYS: tuple[UsageKey, ...] = (
     "retries",
     "cache_hits",
     "throttled",
+    "unpriced_calls",
 )
 
 
@@ -294,4 +295,6 @@ def _usage_totals(rows: Sequence[ResultRow]) -> dict[str, Any] | None:
         return None
     overall: dict[str, float] = {key: sum(r[key] for r in by_role.values()) for key in _USAGE_KEYS}
     overall["cost_usd"] = round(overall["cost_usd"], 8)
-    return {**overall, "by_role": by_role}
+    passed = sum(1 for r in rows if r.get("all_passed"))
+    cost_per_pass = None if overall["unpriced_calls"] or not passed else round(overall["cost_usd"] / passed, 8)
+    return {**overall, "cost_per_passed_scenario": cost_per_pass, "by_role": by_role}

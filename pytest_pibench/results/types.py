@@ -139,7 +139,9 @@ class Transcript(TypedDict):
     """How the episode ended."""
 
 
-UsageKey = Literal["calls", "prompt_tokens", "completion_tokens", "cost_usd", "retries", "cache_hits", "throttled"]
+UsageKey = Literal[
+    "calls", "prompt_tokens", "completion_tokens", "cost_usd", "retries", "cache_hits", "throttled", "unpriced_calls"
+]
 """One counter of a participant's LLM usage."""
 
 
@@ -153,6 +155,7 @@ class UsageReport(TypedDict, total=False):
     retries: int
     cache_hits: int
     throttled: int
+    unpriced_calls: int
 
 
 class ResumeNote(TypedDict):

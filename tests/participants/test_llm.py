@@ -260,3 +260,15 @@ def test_no_llm_library_is_imported_without_an_llm(toy_project):
     """)
     result = toy_project.runpytest_subprocess("scenarios", "--pibench-agent=oracle", "-s")
     result.stdout.fnmatch_lines(["*LITELLM: False TENACITY: False*"])
+
+
+def test_an_unknown_models_calls_are_unpriced_never_free(server):
+    from pytest_pibench.results.metrics import compute_metrics
+
+    server.push(reply.tool_calls(*REFUND_CALLS, usage=(1000, 100)), reply.text("Done.", usage=(2000, 50)))
+    unknown = "openai/pibench-no-such-model"
+    row = run_one(TOY_ALLOW, resolve_agent(f"litellm:{unknown}", params(server)))
+    agent = row["usage"]["agent"]
+    assert agent["calls"] >= 2 and agent["unpriced_calls"] == agent["calls"] and agent["cost_usd"] == 0
+    usage = compute_metrics([row])["extended"]["usage"]
+    assert usage["unpriced_calls"] == agent["calls"] and usage["cost_per_passed_scenario"] is None

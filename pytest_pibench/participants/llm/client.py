@@ -45,6 +45,8 @@ class Usage:
     cache_hits: int = 0
     throttled: int = 0
     """Requests that waited for a provider-limit slot (``--pibench-rate-limit``)."""
+    unpriced_calls: int = 0
+    """Paid calls whose price litellm does not know (a model missing from its table): never counted as $0."""
 
     def add(self, other: Usage) -> None:
         for key, value in asdict(other).items():
@@ -153,7 +155,7 @@ class LLMClient:
             self.usage.cache_hits += 1  # free: no tokens, no cost, no network
             return response
         response, cost = self._call(request)
-        self._account(response, cost)
+        self._account(response, cost)  # cost None: unpriced
         if cache_file is not None:
             cache_file.parent.mkdir(parents=True, exist_ok=True)
             tmp = cache_file.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
@@ -161,7 +163,7 @@ class LLMClient:
             tmp.replace(cache_file)  # atomic: parallel workers never read half a file
         return response
 
-    def _call(self, request: dict[str, Any]) -> tuple[dict[str, Any], float]:
+    def _call(self, request: dict[str, Any]) -> tuple[dict[str, Any], float | None]:
         import tenacity
 
         litellm = _litellm()
@@ -192,18 +194,23 @@ class LLMClient:
                 f"LLM call to {self.model} {kind} after {attempts} attempt(s): {type(exc).__name__}: {exc}"
             ) from exc
         self.usage.retries += attempts - 1
+        cost: float | None
         try:
-            cost = float(litellm.completion_cost(completion_response=result, model=self.model) or 0.0)
-        except Exception:  # a model missing from the price table costs "unknown", counted as 0
-            cost = 0.0
+            priced = litellm.completion_cost(completion_response=result, model=self.model)
+            cost = None if priced is None else float(priced)
+        except Exception:  # a model missing from the price table: its price is unknown, not zero
+            cost = None
         return result.model_dump(), cost
 
-    def _account(self, response: Mapping[str, Any], cost: float) -> None:
+    def _account(self, response: Mapping[str, Any], cost: float | None) -> None:
         usage = response.get("usage") or {}
         self.usage.calls += 1
         self.usage.prompt_tokens += int(usage.get("prompt_tokens") or 0)
         self.usage.completion_tokens += int(usage.get("completion_tokens") or 0)
-        self.usage.cost_usd += cost
+        if cost is None:
+            self.usage.unpriced_calls += 1
+        else:
+            self.usage.cost_usd += cost
 
 
 class LLMParticipant:
