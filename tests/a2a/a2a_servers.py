@@ -29,6 +29,7 @@ from pytest_pibench.a2a.serving import ServerThread
 from pytest_pibench.scenario.models import Scenario
 
 _BY_CONTEXT: dict[str, Scenario] = {}
+_BY_CONTEXT_LOCK = __import__("threading").Lock()
 
 
 def bundled() -> list[Scenario]:
@@ -37,9 +38,10 @@ def bundled() -> list[Scenario]:
 
 def oracle_for(context: list[dict[str, Any]], tools: list[dict[str, Any]]) -> OracleAgent:
     """The oracle of the bundled scenario whose policy and task the request carries (what the agent sees)."""
-    if not _BY_CONTEXT:
-        for scenario in bundled():
-            _BY_CONTEXT[json.dumps(bind_scenario(scenario).benchmark_context(), sort_keys=True)] = scenario
+    with _BY_CONTEXT_LOCK:  # the server answers concurrent first requests: fill the map once, whole
+        if not _BY_CONTEXT:
+            filled = {json.dumps(bind_scenario(s).benchmark_context(), sort_keys=True): s for s in bundled()}
+            _BY_CONTEXT.update(filled)
     return OracleAgent(_BY_CONTEXT[json.dumps(context, sort_keys=True)])
 
 
