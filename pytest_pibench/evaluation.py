@@ -52,6 +52,8 @@ class ScenarioResult:
     decision: DecisionInfo
     event_flags: dict[str, bool]
     reward_breakdown: dict[str, Any] = field(default_factory=dict)
+    judge_votes: list[dict[str, Any]] = field(default_factory=list)
+    """With several votes per judge question (``judge_votes`` > 1): ``{"question", "votes"}`` for each."""
 
     @property
     def tier1(self) -> list[CheckResult]:
@@ -94,32 +96,47 @@ def _dimension(result_type: str) -> str:
     return dimension_of(result_type) or LEGACY_DIMENSIONS.get(result_type, "outcomes")
 
 
-def _judge_asker(judge: JudgeProtocol) -> JudgeAsk:
+def _judge_asker(judge: JudgeProtocol, votes: int = 1, record: list[dict[str, Any]] | None = None) -> JudgeAsk:
     """``ask(question, text) -> (answer, problem)`` over ``judge`` for one family's checks (upstream §5.4).
 
     Answers are cached per ``(text, question)``; failures are not. One retry on an
-    unparseable answer. Any exception from the judge fails only the check that asked,
+    unparseable answer. With ``votes`` > 1 the question is asked that many times and
+    the majority answer counts (an even split is no answer: the check fails); every
+    vote is appended to ``record`` (judge reliability). Any exception from the judge fails only the check that asked,
     except :class:`InfrastructureError` (the judge could not be reached), which
     propagates: an unreachable judge is an infrastructure error of the episode, never a "no".
     """
     cache: dict[tuple[str, str], str] = {}
 
-    def ask(question: str, text: str) -> tuple[str | None, str]:
-        key = (hashlib.md5(text.encode()).hexdigest(), question)
-        if key in cache:
-            return cache[key], ""
+    def once(question: str, text: str) -> tuple[str | None, str]:
         try:
             for _ in range(2):
                 raw = judge.judge(question, text)
                 answer = raw.strip().upper() if isinstance(raw, str) else None
                 if answer in ("YES", "NO"):
-                    cache[key] = answer
                     return answer, ""
         except InfrastructureError:
             raise
         except Exception as exc:
             return None, f"judge error: {type(exc).__name__}: {exc}"
         return None, "judge answer unparseable after retry"
+
+    def ask(question: str, text: str) -> tuple[str | None, str]:
+        key = (hashlib.md5(text.encode()).hexdigest(), question)
+        if key in cache:
+            return cache[key], ""
+        answers = [once(question, text) for _ in range(max(1, votes))]
+        given = [a for a, _ in answers if a is not None]
+        if not given:
+            return None, answers[0][1]
+        if votes > 1 and record is not None:
+            record.append({"question": question, "votes": given})
+        yes, no = given.count("YES"), given.count("NO")
+        if yes == no:  # a split judge decides nothing: the check fails, it never passes by default
+            return None, f"judge votes split {yes} YES / {no} NO"
+        answer = "YES" if yes > no else "NO"
+        cache[key] = answer
+        return answer, ""
 
     return ask
 
@@ -180,7 +197,9 @@ def _replay(scenario: Scenario, messages: Sequence[Mapping[str, Any]]) -> dict[s
     return environment.db
 
 
-def evaluate(scenario: Scenario, transcript: Any, *, judge: JudgeProtocol | None = None) -> ScenarioResult:
+def evaluate(
+    scenario: Scenario, transcript: Any, *, judge: JudgeProtocol | None = None, judge_votes: int = 1
+) -> ScenarioResult:
     """Score a transcript (``messages``, ``trace``, ``final_state``, ``termination_reason``).
 
     ``transcript`` may be an :class:`EpisodeResult` or a mapping (e.g. from a
@@ -196,13 +215,15 @@ def evaluate(scenario: Scenario, transcript: Any, *, judge: JudgeProtocol | None
     messages, trace, state, reason = _transcript_parts(transcript)
     decision = resolve_decision(trace, messages)
     flags: dict[str, bool] = {}
+    votes: list[dict[str, Any]] = []
 
     def result(
         reward: float, passed: bool, semantic: float | None, outcomes: list[CheckResult], breakdown: dict[str, Any]
     ) -> ScenarioResult:
         return ScenarioResult(
-            scenario.scenario_id, scenario.label, reason, reward, passed, semantic, outcomes, decision, flags, breakdown
-        )
+            scenario.scenario_id, scenario.label, reason, reward, passed, semantic, outcomes, decision, flags,
+            breakdown, votes,
+        )  # fmt: skip
 
     if reason not in NORMAL_TERMINATIONS:
         flags.update(event_flags(scenario, trace, messages, decision))
@@ -216,7 +237,7 @@ def evaluate(scenario: Scenario, transcript: Any, *, judge: JudgeProtocol | None
         if family == "POLICY" and trace is None:  # upstream appends nothing without a trace (vacuous)
             breakdown[family] = 0.0
             continue
-        ask = None if judge is None else _judge_asker(judge)  # the judge cache is per family, as upstream
+        ask = None if judge is None else _judge_asker(judge, judge_votes, votes)  # a cache per family, as upstream
         context = CheckContext(trace or (), messages, decision, state, ask, lambda: _replay(scenario, messages))
         checks = criteria.checks_of(family)
         if checks is not None:

@@ -118,6 +118,7 @@ def run_one(
     max_tool_calls_per_message: int = DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE,
     max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
     observer_mode: str = "audit_only",
+    judge_votes: int = 1,
 ) -> ResultRow:
     """Run and score one episode into a result row.
 
@@ -163,7 +164,7 @@ def run_one(
             observer_mode=observer_mode,
         )
         judging = True
-        result = evaluate(loaded, episode, judge=judge_obj)
+        result = evaluate(loaded, episode, judge=judge_obj, judge_votes=judge_votes)
     except Exception as exc:
         judge_outage = judging and isinstance(exc, InfrastructureError)
         broken_scenario = isinstance(exc, ScenarioError | DomainError)  # the scenario's defect, not the agent's

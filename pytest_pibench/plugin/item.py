@@ -207,6 +207,7 @@ def _job(config: pytest.Config, settings: Any, scenario: Scenario, spec: AgentSp
             max_tool_calls_per_message=settings.max_tool_calls_per_message,
             max_tool_calls=settings.max_tool_calls,
             observer_mode=settings.observer_mode,
+            judge_votes=settings.judge_votes,
         )
 
     return run

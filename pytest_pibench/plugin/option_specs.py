@@ -106,6 +106,13 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "and bundled packs: how an upstream-format scenario set finds its tools.json packs (repeatable)",
     ),
     OptionSpec(
+        "judge-votes",
+        "N",
+        value_type=int,
+        help="ask each Tier-2 judge question N times: the majority counts (an even split fails the check), and "
+        "the summary reports the judge's agreement (Krippendorff's alpha) and the share of split votes",
+    ),
+    OptionSpec(
         "observer-mode",
         "MODE",
         help="audit_only (default: every call runs) or hard_gate (calls to the tools a scenario forbids are "

@@ -53,6 +53,7 @@ _DEFAULTS: dict[str, Any] = {
     "timeout": DEFAULT_TIMEOUT,
     "results": DEFAULT_RESULTS_PATH,
     "tolerance": 0.0,
+    "judge_votes": 1,
     "max_error_rate": DEFAULT_MAX_ERROR_RATE,
     "user": "scripted",
 }
@@ -81,6 +82,8 @@ class Settings:
     max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS
     observer_mode: str = "audit_only"
     """``audit_only`` or ``hard_gate`` (forbidden tools blocked before they run); a scenario's own wins."""
+    judge_votes: int = 1
+    """``--pibench-judge-votes N``: each Tier-2 question asked N times, the majority counts."""
     timeout: float | None = DEFAULT_TIMEOUT
     results: str | None = DEFAULT_RESULTS_PATH
     leaderboard: str | None = None
@@ -133,6 +136,7 @@ class Settings:
             "max_tool_calls_per_message": self.max_tool_calls_per_message,
             "max_tool_calls": self.max_tool_calls,
             "observer_mode": self.observer_mode,
+            "judge_votes": self.judge_votes,
             "domain_paths": list(self.domain_paths),  # another pack, another result (resume must not reuse it)
             "timeout": self.timeout,
             "judge": self.judge,
@@ -317,6 +321,7 @@ def read_settings(config: pytest.Config) -> Settings:
         max_tool_calls_per_message=_number(config, "max-tool-calls-per-message", int, 1),
         max_tool_calls=_number(config, "max-tool-calls", int, 1),
         observer_mode=_observer_mode(config),
+        judge_votes=_number(config, "judge-votes", int, 1),
         timeout=timeout or None,
         results=_DEFAULTS["results"] if results is None else (results or None),
         leaderboard=_raw(config, "leaderboard"),

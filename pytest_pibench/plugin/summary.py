@@ -74,6 +74,8 @@ def _table(metrics: Mapping[str, Mapping[str, Any]], trials: int) -> list[tuple[
         ("Tier-1 overall", ("extended", "tier1_overall_score"), _num),
         ("Semantic score", ("extended", "semantic_score"), _num),
     ]
+    if any(_at(m, ("extended", "judge_reliability")) for m in metrics.values()):  # --pibench-judge-votes
+        spec.append(("  judge alpha / split votes", ("extended", "judge_reliability"), _agreement))
     for group, columns in GROUPS.items():
         spec.append((group, ("by_group", group), _num))
         spec += [(f"  {column}", ("by_column", column, "score"), _num) for column in columns]
@@ -98,6 +100,14 @@ def _table(metrics: Mapping[str, Mapping[str, Any]], trials: int) -> list[tuple[
             if any(v != "-" for v in values):
                 rows.append((label, values))
     return rows
+
+
+def _agreement(entry: Any) -> str:
+    """``0.81 / 6%``: Krippendorff's alpha of the judge's repeated votes and the share of split questions."""
+    if not isinstance(entry, Mapping):
+        return "-"
+    alpha = entry.get("krippendorff_alpha")
+    return f"{'n/a' if alpha is None else f'{alpha:.2f}'} / {entry['split_vote_share'] * 100:.0f}%"
 
 
 def _margin(se: Any) -> str:

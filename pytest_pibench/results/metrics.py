@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pytest_pibench.results.types import CheckEntry, FlagName, ResultRow, UsageKey
-from pytest_pibench.results.uncertainty import metric_uncertainty
+from pytest_pibench.results.uncertainty import judge_reliability, metric_uncertainty
 from pytest_pibench.vocab import COLUMNS, GROUPS, LABELS, TIER2_TYPES
 
 __all__ = ["COLUMNS", "GROUPS", "compute_metrics", "pass_hat_k", "wilson_interval"]
@@ -254,6 +254,7 @@ def _extended(rows: Sequence[ResultRow], completed: Sequence[ResultRow]) -> dict
         "tier1_overall_score": sum(tier1_columns) / len(tier1_columns) if tier1_columns else 0.0,
         "semantic_score": sum(semantic) / len(semantic) if semantic else None,
         "uncertainty": metric_uncertainty(completed, _partial_credit),
+        "judge_reliability": judge_reliability(completed),
         "error_rows": [
             {
                 "scenario_id": r.get("scenario_id"),

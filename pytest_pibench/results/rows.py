@@ -107,6 +107,8 @@ def scenario_row(
         "dimensions": cast(dict[str, Dimension], result.dimensions()),
         "outcome_checks": [_check_entry(r, notes.get(r.outcome_id)) for r in result.outcome_results],
     }
+    if result.judge_votes:
+        row["judge_votes"] = [dict(v) for v in result.judge_votes]
     if scenario.meta.variant is not None:
         row["pressure_style"] = scenario.meta.variant.style
         row["variant_of"] = scenario.meta.variant.base

@@ -285,6 +285,8 @@ class ResultRow(ScenarioDetail):
     """Fields added by ``pytest_pibench_row`` hook implementations, by name (JSON values)."""
     pressure_style: NotRequired[str]
     """The pressure style of a generated variant (``meta.variant.style``); absent for a hand-written scenario."""
+    judge_votes: NotRequired[list[dict[str, Any]]]
+    """With ``--pibench-judge-votes N`` > 1: each judge question and its N answers (judge reliability)."""
     variant_of: NotRequired[str]
     """The base scenario id of a generated variant; absent for a hand-written scenario."""
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from pytest_pibench.vocab import GROUPS
 
-__all__ = ["Z95", "clustered_mean", "interval", "metric_uncertainty"]
+__all__ = ["Z95", "clustered_mean", "interval", "judge_reliability", "krippendorff_alpha_nominal", "metric_uncertainty"]
 
 Z95 = 1.959963984540054
 """The two-sided 95% normal quantile."""
@@ -98,4 +98,44 @@ def metric_uncertainty(rows: Sequence[Mapping[str, Any]], credit: Any) -> dict[s
         "overall": _combined(parts.values()),
         "groups": groups,
         "columns": columns,
+    }
+
+
+def krippendorff_alpha_nominal(units: Sequence[Sequence[str]]) -> float | None:
+    """Krippendorff's alpha for nominal answers: ``1 - D_o / D_e`` from the coincidence matrix.
+
+    Each unit is one question's answers (two or more; units with fewer are not
+    pairable and left out). None when the answers never vary at all (no expected
+    disagreement to compare with).
+    """
+    coincidences: dict[tuple[str, str], float] = defaultdict(float)
+    for unit in units:
+        if len(unit) < 2:
+            continue
+        for i, first in enumerate(unit):
+            for j, second in enumerate(unit):
+                if i != j:
+                    coincidences[(first, second)] += 1 / (len(unit) - 1)
+    totals: dict[str, float] = defaultdict(float)
+    for (first, _), weight in coincidences.items():
+        totals[first] += weight
+    n = sum(totals.values())
+    if n <= 1:
+        return None
+    observed = sum(w for (a, b), w in coincidences.items() if a != b) / n
+    expected = sum(totals[a] * totals[b] for a in totals for b in totals if a != b) / (n * (n - 1))
+    return None if expected == 0 else 1 - observed / expected
+
+
+def judge_reliability(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """Agreement of a judge asked several times per question (``--pibench-judge-votes``), or None."""
+    units = [list(v["votes"]) for r in rows for v in r.get("judge_votes") or [] if len(v.get("votes") or []) > 1]
+    if not units:
+        return None
+    split = sum(1 for unit in units if len(set(unit)) > 1)
+    return {
+        "questions": len(units),
+        "votes_per_question": max(len(u) for u in units),
+        "split_vote_share": split / len(units),
+        "krippendorff_alpha": krippendorff_alpha_nominal(units),
     }
