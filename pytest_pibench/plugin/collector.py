@@ -49,6 +49,9 @@ class ResultCollector:
         self.unscored: dict[str, tuple[str, str | None]] = {}
         self.other_failures = 0
         self.started = time.monotonic()
+        self.spent_usd = 0.0
+        """LLM cost of the rows received so far (``--pibench-cost-limit``)."""
+        self.session: pytest.Session | None = None
         self.document: ResultsDocument | None = None
         self.verdict: Any = None
         self.baseline: ResultsDocument | None = None
@@ -96,11 +99,24 @@ class ResultCollector:
 
     # ------------------------------------------------------------------ gathering
 
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self.session = session
+
+    def _charge(self, row: dict[str, Any]) -> None:
+        """Add the row's LLM cost; past ``--pibench-cost-limit`` stop the run after the episodes in progress."""
+        usage = row.get("usage")
+        if isinstance(usage, dict):
+            self.spent_usd += sum(float(u.get("cost_usd") or 0) for u in usage.values() if isinstance(u, dict))
+        limit = self.settings.cost_limit
+        if limit is not None and self.spent_usd >= limit and self.session is not None and not self.session.shouldstop:
+            self.session.shouldstop = f"cost limit reached: ${self.spent_usd:.4f} of ${limit:g} spent"
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if self.is_worker:
             return
         row = getattr(report, "pibench_row", None)
         if isinstance(row, dict):
+            self._charge(row)
             self.rows[report.nodeid] = cast(ResultRow, row)
             self.unscored.pop(report.nodeid, None)
             if self.journal is not None:
@@ -170,10 +186,12 @@ class ResultCollector:
         """Why the run did not finish, or None when every planned item reported."""
         from pytest_pibench.episode import interrupt
 
-        if session.exitstatus == pytest.ExitCode.INTERRUPTED or interrupt.requested():
+        if interrupt.requested():
             return f"interrupted by {interrupt.signal_name() or 'KeyboardInterrupt'}"
-        if session.shouldfail or session.shouldstop:
+        if session.shouldfail or session.shouldstop:  # -x, --maxfail, the cost limit (pytest says "interrupted")
             return f"stopped early: {session.shouldfail or session.shouldstop}"
+        if session.exitstatus == pytest.ExitCode.INTERRUPTED:
+            return "interrupted by KeyboardInterrupt"
         done = len(set(self.rows) | set(self.unscored))
         if self.planned_items is not None and done < self.planned_items:
             return f"{self.planned_items - done} of {self.planned_items} planned items never reported"

@@ -106,6 +106,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "and bundled packs: how an upstream-format scenario set finds its tools.json packs (repeatable)",
     ),
     OptionSpec(
+        "cost-limit",
+        "USD",
+        help="stop the run once its LLM cost (agent, user, judge) reaches USD: the episodes in progress finish, "
+        "no new one starts, and the results say the run stopped early and why",
+    ),
+    OptionSpec(
         "judge-votes",
         "N",
         value_type=int,

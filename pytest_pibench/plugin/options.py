@@ -84,6 +84,8 @@ class Settings:
     """``audit_only`` or ``hard_gate`` (forbidden tools blocked before they run); a scenario's own wins."""
     judge_votes: int = 1
     """``--pibench-judge-votes N``: each Tier-2 question asked N times, the majority counts."""
+    cost_limit: float | None = None
+    """``--pibench-cost-limit USD``: the run stops (partial, recorded as such) once its LLM cost reaches it."""
     timeout: float | None = DEFAULT_TIMEOUT
     results: str | None = DEFAULT_RESULTS_PATH
     leaderboard: str | None = None
@@ -217,6 +219,18 @@ def _domain_paths(config: pytest.Config) -> tuple[str, ...]:
     return tuple(paths)
 
 
+def _cost_limit(raw: Any) -> float | None:
+    if raw in (None, ""):
+        return None
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        value = -1.0
+    if not value > 0:
+        raise pytest.UsageError(f"--pibench-cost-limit: a positive amount of US dollars, got {raw!r}")
+    return value
+
+
 def _choice(config: pytest.Config, name: str, choices: tuple[str, ...]) -> str:
     value = str(_raw(config, name) or choices[0])
     if value not in choices:
@@ -322,6 +336,7 @@ def read_settings(config: pytest.Config) -> Settings:
         max_tool_calls=_number(config, "max-tool-calls", int, 1),
         observer_mode=_observer_mode(config),
         judge_votes=_number(config, "judge-votes", int, 1),
+        cost_limit=_cost_limit(_raw(config, "cost-limit")),
         timeout=timeout or None,
         results=_DEFAULTS["results"] if results is None else (results or None),
         leaderboard=_raw(config, "leaderboard"),
