@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_pibench.domain import generic_handlers  # noqa: F401  (registers every built-in handler)
-from pytest_pibench.domain.generic import find_with_id, registered_handlers, soft_error
+from pytest_pibench.domain.generic import find_with_id, handler_for, registered_handlers, soft_error
 
 __all__ = ["generic_tool", "handler_names"]
 
@@ -38,7 +38,7 @@ def _generic_lookup(db: Mapping[str, Any], name: str, arguments: Mapping[str, An
 
 def generic_tool(db: dict[str, Any], name: str, arguments: Mapping[str, Any]) -> Any:
     """Run the tool ``name``: its handler, the generic look-up for ``lookup_*``, or a soft error."""
-    registered = registered_handlers().get(name)
+    registered = handler_for(name)
     if registered is not None:
         return registered(db, **{str(k): v for k, v in arguments.items() if k != "db"})
     if name.startswith("lookup_"):

@@ -28,6 +28,7 @@ __all__ = [
     "find_record",
     "find_with_id",
     "handler",
+    "handler_for",
     "next_id",
     "now",
     "records",
@@ -53,6 +54,11 @@ def handler(name: str) -> Callable[[Handler], Handler]:
         return function
 
     return register
+
+
+def handler_for(name: str) -> Handler | None:
+    """The handler registered for the tool ``name``, if any (no copy: this runs on every tool call)."""
+    return _HANDLERS.get(name)
 
 
 def registered_handlers() -> dict[str, Handler]:

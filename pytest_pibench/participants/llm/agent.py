@@ -7,11 +7,11 @@ task context is sent on every call, not only the first.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from typing import Any
 
-from pytest_pibench.episode.messages import STOP_SIGNALS, extract_text
+from pytest_pibench.episode.messages import STOP_SIGNALS
 from pytest_pibench.participants.llm.client import LLMParticipant
+from pytest_pibench.participants.openai_format import openai_messages, openai_tools
 
 __all__ = ["AgentOutputError", "LiteLLMAgent"]
 
@@ -24,46 +24,6 @@ _INTRO = (
 
 class AgentOutputError(ValueError):
     """The model produced something the agent cannot turn into a valid message."""
-
-
-def openai_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Our ``{name, description, parameters}`` schemas in OpenAI's function-tool envelope."""
-    return [
-        {
-            "type": "function",
-            "function": {
-                "name": t["name"],
-                "description": t.get("description", ""),
-                "parameters": t.get("parameters") or {"type": "object", "properties": {}},
-            },
-        }
-        for t in tools
-    ]
-
-
-def _to_openai(message: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """A wire-format message as the OpenAI chat messages the model sees."""
-    role = message.get("role")
-    if role == "multi_tool":
-        return [m for inner in message.get("tool_messages") or [] for m in _to_openai(inner)]
-    if role == "tool":
-        return [{"role": "tool", "tool_call_id": str(message.get("id", "")), "content": str(message.get("content"))}]
-    out: dict[str, Any] = {
-        "role": "assistant" if role == "assistant" else "user",
-        "content": extract_text(dict(message)),
-    }
-    calls = message.get("tool_calls")
-    if calls:
-        out["tool_calls"] = [
-            {
-                "id": c["id"],
-                "type": "function",
-                "function": {"name": c["name"], "arguments": json.dumps(c.get("arguments") or {})},
-            }
-            for c in calls
-        ]
-        out["content"] = out["content"] or None
-    return [out]
 
 
 class LiteLLMAgent(LLMParticipant):
@@ -84,11 +44,11 @@ class LiteLLMAgent(LLMParticipant):
             if node.get("content"):
                 kind = str(node.get("kind", "context"))
                 sections.append(f"<{kind}>\n{node['content']}\n</{kind}>")
-        history = [m for msg in message_history or [] for m in _to_openai(msg)]
+        history = [m for msg in message_history or [] for m in openai_messages(msg)]
         return {"system": "\n\n".join(sections), "tools": openai_tools(tools), "messages": history}
 
     def generate(self, message: dict[str, Any], state: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-        messages = [*state["messages"], *_to_openai(message)]
+        messages = [*state["messages"], *openai_messages(message)]
         response = self.client.complete(
             [{"role": "system", "content": state["system"]}, *messages],  # the policy on every call
             tools=state["tools"] or None,
@@ -115,5 +75,5 @@ class LiteLLMAgent(LLMParticipant):
             out["tool_calls"] = calls
         elif not (isinstance(content, str) and content.strip()):
             out["content"] = STOP_SIGNALS[0]  # an empty completion ends the episode
-        messages += _to_openai(out)
+        messages += openai_messages(out)
         return out, {**state, "messages": messages}
