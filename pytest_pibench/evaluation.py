@@ -30,11 +30,13 @@ __all__ = [
     "event_flags",
 ]
 
-NORMAL_TERMINATIONS = frozenset({"agent_stop", "user_stop", "max_steps", "agent_error", "tool_call_limit"})
+NORMAL_TERMINATIONS = frozenset(
+    {"agent_stop", "user_stop", "max_steps", "agent_error", "tool_call_limit", "cost_limit"}
+)
 """Endings that are scored normally; any other ending scores 0 (upstream's rule).
 
-``tool_call_limit`` is ours (upstream has no tool-call limits): like
-``max_steps`` it is a limit the agent ran into, so its transcript is scored.
+``tool_call_limit`` and ``cost_limit`` are ours (upstream has neither limit):
+like ``max_steps`` each is a limit the agent ran into, so its transcript is scored.
 """
 
 

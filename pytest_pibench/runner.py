@@ -53,6 +53,7 @@ def run_episode(
     max_tool_calls_per_message: int = DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE,
     max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
     observer_mode: str = "audit_only",
+    cost_limit: float | None = None,
 ) -> EpisodeResult:
     """Run one episode of ``scenario`` with ``agent`` and ``user``.
 
@@ -73,6 +74,8 @@ def run_episode(
         observer_mode: ``audit_only`` (every call runs) or ``hard_gate`` (calls to the tools the
             scenario forbids are blocked and recorded as blocked attempts); a scenario's own
             ``meta.observer_mode`` wins.
+        cost_limit: US dollars the agent and user may spend (their ``usage()`` reports); the
+            turn that reaches it ends the episode as ``cost_limit`` (scored like ``max_steps``).
 
     Raises:
         ScenarioError, DomainError, AgentSpecError: when the episode cannot start
@@ -99,6 +102,7 @@ def run_episode(
         max_tool_calls_per_message=max_tool_calls_per_message,
         max_tool_calls=max_tool_calls,
         observer_mode=observer_mode,
+        cost_limit=cost_limit,
     )
 
 
@@ -119,6 +123,7 @@ def run_one(
     max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
     observer_mode: str = "audit_only",
     judge_votes: int = 1,
+    cost_limit: float | None = None,
 ) -> ResultRow:
     """Run and score one episode into a result row.
 
@@ -162,6 +167,7 @@ def run_one(
             max_tool_calls_per_message=max_tool_calls_per_message,
             max_tool_calls=max_tool_calls,
             observer_mode=observer_mode,
+            cost_limit=cost_limit,
         )
         judging = True
         result = evaluate(loaded, episode, judge=judge_obj, judge_votes=judge_votes)

@@ -8,7 +8,10 @@ upstream, ``step_count`` never exceeds ``max_steps``: a tool batch that would
 be one step too many never runs. Tool calls are bounded per message and per
 episode (``max_tool_calls_per_message``, ``max_tool_calls``): a message over
 either limit runs only the calls within it and ends the episode as
-``tool_call_limit`` (scored like ``max_steps``).
+``tool_call_limit`` (scored like ``max_steps``). A per-episode LLM budget
+(``cost_limit``, US dollars) is checked after every participant turn against
+what the agent and the user simulator report spending (``usage()``); reaching
+it ends the episode as ``cost_limit``, also scored like ``max_steps``.
 
 Unlike upstream, nothing here can crash the run: an exception, a ``None`` or
 malformed message, or a hang past ``timeout`` ends the episode with a reason
@@ -24,7 +27,6 @@ A Ctrl-C or SIGTERM is never anyone's error: it stops the run.
 
 from __future__ import annotations
 
-import json
 import time
 import traceback
 from dataclasses import asdict, dataclass, field
@@ -32,8 +34,10 @@ from typing import Any
 
 from pytest_pibench.env.binding import Binding
 from pytest_pibench.episode import interrupt
+from pytest_pibench.episode.budget import reported_spend
 from pytest_pibench.episode.caller import CallTimeout, ParticipantCaller
 from pytest_pibench.episode.messages import is_stop_signal, message_problem
+from pytest_pibench.episode.plain import final_state, jsonable
 from pytest_pibench.episode.protocols import InfrastructureError
 from pytest_pibench.statediff import state_changes
 from pytest_pibench.vocab import (
@@ -51,8 +55,6 @@ GREETING = "Hello! What can I do for you today?"
 ERROR_TERMINATIONS = frozenset({"user_error", "infra_error"})
 """Endings caused outside the agent: the episode is an error row (kept out of every rate)."""
 
-
-
 @dataclass
 class EpisodeResult:
     """What happened in one episode. ``transcript()`` is what :func:`evaluate` scores."""
@@ -68,8 +70,10 @@ class EpisodeResult:
     error: dict[str, str] | None = None
     warnings: list[str] = field(default_factory=list)
     limit_hit: dict[str, Any] | None = None
-    """Which tool-call limit ended the episode (``tool_call_limit``): ``limit`` (the option's
-    name), ``value``, ``requested`` (calls asked for), ``executed`` and ``role``; else None."""
+    """Which limit ended the episode: for ``tool_call_limit``, ``limit`` (the option's name),
+    ``value``, ``requested`` (calls asked for), ``executed`` and ``role``; for ``cost_limit``,
+    ``limit`` (``episode_cost_limit``), ``value`` and ``spent_usd``, ``unpriced_calls`` and
+    ``role`` (whose turn reached it); else None."""
     state_changes: list[dict[str, Any]] = field(default_factory=list)
     """What the episode changed in the database (:func:`~pytest_pibench.statediff.state_changes`)."""
 
@@ -97,38 +101,6 @@ class _Failure(Exception):
         self.tb = tb
 
 
-def _jsonable(value: Any) -> Any:
-    """A deep copy made of builtins only (messages cross process boundaries)."""
-    return json.loads(json.dumps(value, default=str))
-
-
-_PLAIN_SCALARS = (str, int, float, bool, type(None))
-
-
-def _plain_json(value: Any) -> bool:
-    """Whether ``value`` is made only of JSON builtins (dicts with string keys, lists, scalars)."""
-    kind = type(value)
-    if kind is dict:
-        return all(type(key) is str and _plain_json(item) for key, item in value.items())
-    if kind is list:
-        return all(_plain_json(item) for item in value)
-    return kind in _PLAIN_SCALARS
-
-
-def _final_state(db: dict[str, Any]) -> dict[str, Any]:
-    """The episode's database as the row's final state, builtins only.
-
-    The database is the episode's own copy and nothing else keeps it, so when it
-    holds only JSON builtins (the usual case: it was loaded from JSON) it is the
-    final state as it is; a domain tool that stored anything else (a date, a
-    tuple) gets the JSON round trip that turns it into builtins.
-    """
-    if _plain_json(db):
-        return db
-    state: dict[str, Any] = _jsonable(db)
-    return state
-
-
 def play_episode(
     binding: Binding,
     agent: Any,
@@ -141,6 +113,7 @@ def play_episode(
     max_tool_calls_per_message: int = DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE,
     max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
     observer_mode: str = "audit_only",
+    cost_limit: float | None = None,
 ) -> EpisodeResult:
     """Play one episode of a bound scenario between participant objects (see :func:`run_episode`).
 
@@ -157,6 +130,7 @@ def play_episode(
         max_tool_calls_per_message=max_tool_calls_per_message,
         max_tool_calls=max_tool_calls,
         observer_mode=observer_mode,
+        cost_limit=cost_limit,
     ).run()
 
 
@@ -174,8 +148,10 @@ class _Episode:
         max_tool_calls_per_message: int = DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE,
         max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
         observer_mode: str = "audit_only",
+        cost_limit: float | None = None,
     ) -> None:
         self.binding = binding
+        self.cost_limit = cost_limit
         self.agent = agent
         self.user = user
         self.seed = seed
@@ -212,14 +188,14 @@ class _Episode:
                     self.warnings.append(f"{role}.stop raised {type(exc).__name__}: {exc}")
         for index, message in enumerate(self.messages):
             message["turn_index"] = index
-        final_state = _final_state(self.env.db)
+        ending_state = final_state(self.env.db)
         return EpisodeResult(
             scenario_id=self.binding.scenario.scenario_id,
             termination_reason=reason,
             messages=self.messages,
             trace=[entry.to_dict() for entry in self.env.trace],
-            final_state=final_state,
-            state_changes=state_changes(self.binding.initial_db, final_state),
+            final_state=ending_state,
+            state_changes=state_changes(self.binding.initial_db, ending_state),
             step_count=self.steps,
             duration=time.monotonic() - started,
             seed=self.seed,
@@ -301,6 +277,8 @@ class _Episode:
                     return str(failure)
                 if ended:
                     return ended
+                if self.cost_limit is not None and self._over_budget():  # before the turn's tool calls run
+                    return "cost_limit"
                 if to_role == "environment":
                     env_caller = "agent" if current.get("role") == "assistant" else "user"
             if to_role != "environment":
@@ -333,7 +311,7 @@ class _Episode:
 
         try:
             # A built-in participant neither keeps nor changes what it is given: no defensive copy.
-            given = incoming if getattr(participant, "pibench_builtin", False) else _jsonable(incoming)
+            given = incoming if getattr(participant, "pibench_builtin", False) else jsonable(incoming)
             returned = self.call(generate, given, states[role])
         except CallTimeout:
             raise _Failure(
@@ -356,11 +334,11 @@ class _Episode:
         problem = message_problem(message, wire_role)
         if problem:
             if isinstance(message, dict):  # kept for the record; None is never appended
-                self.messages.append(_jsonable(message))
+                self.messages.append(jsonable(message))
             raise _Failure(self._fail(role, "invalid_message", f"{role} message invalid: {problem}"))
         states[role] = new_state
         if not getattr(participant, "pibench_builtin", False):  # a built-in's messages are fresh builtins already
-            message = _jsonable(message)
+            message = jsonable(message)
         self.messages.append(message)
         try:
             custom_stop = bool(getattr(participant, "is_stop", lambda m: False)(message))
@@ -375,6 +353,21 @@ class _Episode:
         if message.get("tool_calls"):
             return message, "environment", None
         return message, "user" if role == "agent" else "agent", None
+
+    def _over_budget(self) -> bool:
+        """Whether the agent and user have spent ``cost_limit`` (then recorded in :attr:`limit_hit`)."""
+        spend = reported_spend((self.agent, self.user))
+        self.warnings += [p for p in spend.problems if p not in self.warnings]
+        if self.cost_limit is None or spend.usd < self.cost_limit:
+            return False
+        self.limit_hit = {
+            "limit": "episode_cost_limit",
+            "value": self.cost_limit,
+            "spent_usd": round(spend.usd, 8),
+            "unpriced_calls": spend.unpriced_calls,
+            "role": self.last_role,
+        }
+        return True
 
     def _allowed_calls(self, calls: list[dict[str, Any]], role: str) -> list[dict[str, Any]]:
         """The calls of one message that the tool-call limits let run (the first ones, in order).

@@ -208,6 +208,7 @@ def _job(config: pytest.Config, settings: Any, scenario: Scenario, spec: AgentSp
             max_tool_calls=settings.max_tool_calls,
             observer_mode=settings.observer_mode,
             judge_votes=settings.judge_votes,
+            cost_limit=settings.episode_cost_limit,
         )
 
     return run

@@ -107,9 +107,11 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "cost-limit",
-        "USD",
-        help="stop the run once its LLM cost (agent, user, judge) reaches USD: the episodes in progress finish, "
-        "no new one starts, and the results say the run stopped early and why",
+        "[run=|episode=]USD",
+        repeatable=True,
+        help="LLM budget (repeatable): USD or run=USD stops the run once its cost (agent, user, judge) reaches USD "
+        "(episodes in progress finish, no new one starts, the results say why); episode=USD ends an episode "
+        "as cost_limit once its agent and user have spent USD (scored like max_steps)",
     ),
     OptionSpec(
         "judge-votes",

@@ -85,7 +85,9 @@ class Settings:
     judge_votes: int = 1
     """``--pibench-judge-votes N``: each Tier-2 question asked N times, the majority counts."""
     cost_limit: float | None = None
-    """``--pibench-cost-limit USD``: the run stops (partial, recorded as such) once its LLM cost reaches it."""
+    """``--pibench-cost-limit [run=]USD``: the run stops (partial, recorded as such) once its LLM cost reaches it."""
+    episode_cost_limit: float | None = None
+    """``--pibench-cost-limit episode=USD``: an episode ends as ``cost_limit`` once its agent and user spent it."""
     timeout: float | None = DEFAULT_TIMEOUT
     results: str | None = DEFAULT_RESULTS_PATH
     leaderboard: str | None = None
@@ -144,6 +146,8 @@ class Settings:
             "judge": self.judge,
             "agent_args": _public(self.agent_args),
             "user_args": _public(self.user_args),
+            # Only when set: a key added later must not change the fingerprints of earlier results (resume).
+            **({"episode_cost_limit": self.episode_cost_limit} if self.episode_cost_limit is not None else {}),
         }
 
 
@@ -219,16 +223,24 @@ def _domain_paths(config: pytest.Config) -> tuple[str, ...]:
     return tuple(paths)
 
 
-def _cost_limit(raw: Any) -> float | None:
-    if raw in (None, ""):
-        return None
-    try:
-        value = float(raw)
-    except (TypeError, ValueError):
-        value = -1.0
-    if not value > 0:
-        raise pytest.UsageError(f"--pibench-cost-limit: a positive amount of US dollars, got {raw!r}")
-    return value
+def _cost_limits(values: list[str]) -> dict[str, float]:
+    """``--pibench-cost-limit``: ``USD`` or ``run=USD`` (the run's budget), ``episode=USD`` (each episode's)."""
+    limits: dict[str, float] = {}
+    for text in values:
+        scope, sep, amount = str(text).rpartition("=")
+        scope = scope.strip() if sep else "run"
+        if scope not in ("run", "episode"):
+            raise pytest.UsageError(f"--pibench-cost-limit: USD, run=USD or episode=USD, got {text!r}")
+        try:
+            value = float(amount)
+        except ValueError:
+            value = -1.0
+        if not value > 0:
+            raise pytest.UsageError(f"--pibench-cost-limit: a positive amount of US dollars, got {text!r}")
+        if scope in limits:
+            raise pytest.UsageError(f"--pibench-cost-limit: the {scope} budget is given twice")
+        limits[scope] = value
+    return limits
 
 
 def _choice(config: pytest.Config, name: str, choices: tuple[str, ...]) -> str:
@@ -325,6 +337,7 @@ def read_settings(config: pytest.Config) -> Settings:
     timeout = _number(config, "timeout", float, 0)
     results = _raw(config, "results")
     agents = tuple(dict.fromkeys(a.strip() for a in (_raw(config, "agent") or []) if a.strip()))
+    budgets = _cost_limits(list(_raw(config, "cost-limit") or []))
     return Settings(
         agents=agents,
         user=(_raw(config, "user") or "scripted").strip(),
@@ -336,7 +349,8 @@ def read_settings(config: pytest.Config) -> Settings:
         max_tool_calls=_number(config, "max-tool-calls", int, 1),
         observer_mode=_observer_mode(config),
         judge_votes=_number(config, "judge-votes", int, 1),
-        cost_limit=_cost_limit(_raw(config, "cost-limit")),
+        cost_limit=budgets.get("run"),
+        episode_cost_limit=budgets.get("episode"),
         timeout=timeout or None,
         results=_DEFAULTS["results"] if results is None else (results or None),
         leaderboard=_raw(config, "leaderboard"),

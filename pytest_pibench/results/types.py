@@ -110,18 +110,22 @@ class ErrorDetail(TypedDict):
 
 
 class LimitHit(TypedDict):
-    """Which tool-call limit ended an episode as ``tool_call_limit``."""
+    """Which limit ended an episode as ``tool_call_limit`` or ``cost_limit``."""
 
     limit: str
-    """The option's name: ``max_tool_calls_per_message`` or ``max_tool_calls``."""
-    value: int
-    """The limit's value."""
-    requested: int
-    """How many calls the message asked for."""
-    executed: int
-    """How many of them ran."""
+    """``max_tool_calls_per_message``, ``max_tool_calls`` or ``episode_cost_limit``."""
+    value: int | float
+    """The limit's value (calls, or US dollars)."""
+    requested: NotRequired[int]
+    """Tool-call limits: how many calls the message asked for."""
+    executed: NotRequired[int]
+    """Tool-call limits: how many of them ran."""
+    spent_usd: NotRequired[float]
+    """Cost limit: what the agent and user simulator had spent when the turn ended."""
+    unpriced_calls: NotRequired[int]
+    """Cost limit: calls no price was known for (not in ``spent_usd``)."""
     role: str
-    """Whose message it was (``agent``)."""
+    """Whose message it was (``agent`` or ``user``)."""
 
 
 class Transcript(TypedDict):

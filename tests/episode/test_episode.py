@@ -305,7 +305,7 @@ def test_one_broken_episode_does_not_affect_the_others(tmp_path, monkeypatch):
 def test_final_state_is_builtins_only_even_when_a_tool_stored_other_types():
     import datetime
 
-    from pytest_pibench.episode.loop import _final_state
+    from pytest_pibench.episode.plain import final_state as _final_state
 
     plain = {"orders": [{"id": "O1", "total": 1.5, "tags": ["a"]}], "now": "2026-01-01T00:00:00"}
     assert _final_state(plain) is plain  # the episode's own copy, used as it is
