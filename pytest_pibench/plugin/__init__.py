@@ -28,6 +28,7 @@ from pytest_pibench.plugin.keys import (
     RESUME_KEY,
     ROW_KEY,
     SETTINGS_KEY,
+    SETTLED_KEY,
 )
 from pytest_pibench.plugin.options import Settings, add_options, read_settings
 
@@ -58,7 +59,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @pytest.hookimpl(tryfirst=True)  # pytest's own implementation runs the session: be before it
 def pytest_cmdline_main(config: pytest.Config) -> None:
-    """With ``--pibench-concurrency`` above 1 under ``-n``, xdist schedules by work stealing unless told otherwise.
+    """Under ``-n``, choose xdist's scheduling for the benchmark unless a ``--dist`` was given.
+
+    With ``--pibench-trial-mode sequential``, ``loadscope``: every trial of a
+    scenario file goes to one worker, in order, so each trial sees the outcomes
+    before it (another ``--dist`` stays exact, it only saves fewer trials).
+    With ``--pibench-concurrency`` above 1, work stealing.
 
     xdist's default ``load`` scheduling hands a worker only a few items at a
     time, so its episodes could not run ahead (measured in benchmarks/README.md:
@@ -72,6 +78,9 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     given = [*config.invocation_params.args, *os.environ.get("PYTEST_ADDOPTS", "").split()]
     given += [str(a) for a in config.getini("addopts")]
     if any(a == "-d" or a.startswith(("--dist", "--distload")) for a in given):
+        return
+    if (config.getoption("pibench_trial_mode", None) or config.getini("pibench_trial_mode")) == "sequential":
+        option.dist = "loadscope"  # a scenario's trials on one worker, in order: each sees the outcomes before it
         return
     raw = config.getoption("pibench_concurrency", None) or config.getini("pibench_concurrency")
     try:
@@ -127,6 +136,16 @@ def pytest_configure(config: pytest.Config) -> None:
         problem = unknown_metric(gate.metric)
         if problem:
             raise pytest.UsageError(f"--pibench-fail-under: {problem}")
+        if settings.trial_mode == "sequential" and gate.metric.strip().startswith("pass^"):
+            raise pytest.UsageError(
+                f"--pibench-fail-under {gate}: pass^k needs every trial, and sequential trials stop early; "
+                "gate on --pibench-min-pass K/N instead (N/N is pass^N per scenario)"
+            )
+    if settings.trial_mode == "sequential" and settings.min_pass is not None:
+        from pytest_pibench.plugin.keys import SEQUENTIAL_KEY
+        from pytest_pibench.results.sequential import SequentialTrials
+
+        config.stash[SEQUENTIAL_KEY] = SequentialTrials(*settings.min_pass)
     collector = ResultCollector(config, settings)
     if settings.baseline and not hasattr(config, "workerinput"):
         try:
@@ -350,6 +369,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report = yield
     if call.when == "call" and item.stash.get(DONE_KEY, False) and ROW_KEY in item.stash:
         report.pibench_row = item.stash[ROW_KEY]  # builtins only: crosses xdist as-is
+    elif call.when == "call" and report.skipped and SETTLED_KEY in item.stash:
+        report.pibench_settled = item.stash[SETTLED_KEY]  # a trial sequential mode did not need
     elif report.failed and ROW_KEY not in item.stash:
         name = _agent_name(item)
         if name:

@@ -47,6 +47,8 @@ class ResultCollector:
         self.is_worker = hasattr(config, "workerinput")
         self.rows: dict[str, ResultRow] = {}
         self.unscored: dict[str, tuple[str, str | None]] = {}
+        self.settled: dict[str, dict[str, Any]] = {}
+        """Items whose trial was not needed (``--pibench-trial-mode sequential``), by node id."""
         self.other_failures = 0
         self.started = time.monotonic()
         self.spent_usd = 0.0
@@ -124,6 +126,10 @@ class ResultCollector:
                     self._plan(self.planned_items or 1)
                 self.journal.append(self.rows[report.nodeid])
             return
+        settled = getattr(report, "pibench_settled", None)
+        if isinstance(settled, dict):
+            self.settled[report.nodeid] = settled
+            return
         if not report.failed:
             return
         if is_scenario_nodeid(report.nodeid):
@@ -192,7 +198,7 @@ class ResultCollector:
             return f"stopped early: {session.shouldfail or session.shouldstop}"
         if session.exitstatus == pytest.ExitCode.INTERRUPTED:
             return "interrupted by KeyboardInterrupt"
-        done = len(set(self.rows) | set(self.unscored))
+        done = len(set(self.rows) | set(self.unscored) | set(self.settled))
         if self.planned_items is not None and done < self.planned_items:
             return f"{self.planned_items - done} of {self.planned_items} planned items never reported"
         return None
@@ -213,6 +219,10 @@ class ResultCollector:
             max_error_rate=self.settings.max_error_rate,
             shard=self.settings.shard,
         )
+        if self.settings.trial_mode == "sequential" and self.settings.min_pass is not None:
+            from pytest_pibench.results.sequential import sequential_summary
+
+            self.document["sequential"] = sequential_summary(rows, self.settled.values(), *self.settings.min_pass)
         try:
             add_extension_metrics(self.config, self.document)
         finally:

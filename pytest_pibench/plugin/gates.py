@@ -299,7 +299,15 @@ def _to_settle(entry: Mapping[str, Any], tolerance: float) -> str:
 
 
 def _min_pass(verdict: GateVerdict, rule: tuple[int, int], rows: Sequence[ResultRow]) -> None:
-    """``--pibench-min-pass K/N``: each (agent, scenario) passes at least K of its N trials."""
+    """``--pibench-min-pass K/N``: each (agent, scenario) passes at least K of its N trials.
+
+    A scenario is judged as soon as its outcome is settled (K passed, or more
+    than N - K failed), so sequential trials that stopped early are judged
+    exactly; one that ran out of trials unsettled (error rows are neither a
+    pass nor a failure) fails for want of trials.
+    """
+    from pytest_pibench.results.sequential import settled_verdict
+
     needed, trials = rule
     outcomes: dict[tuple[str, str], list[bool]] = {}
     for row in rows:
@@ -307,11 +315,16 @@ def _min_pass(verdict: GateVerdict, rule: tuple[int, int], rows: Sequence[Result
             continue
         key = (str(row.get("agent")), str(row.get("scenario_id")))
         outcomes.setdefault(key, []).append(bool(row.get("all_passed")))
-    short = [(agent, sid, sum(v), len(v)) for (agent, sid), v in sorted(outcomes.items()) if len(v) < trials]
-    for agent, sid, _, ran in short:
-        verdict.fail(f"{agent}: {sid} ran {ran} of the {trials} trials --pibench-min-pass {needed}/{trials} needs")
-    low = [(agent, sid, sum(v)) for (agent, sid), v in sorted(outcomes.items()) if len(v) >= trials and sum(v) < needed]
-    for agent, sid, passed in low:
-        verdict.fail(f"{agent}: {sid} passed {passed} of {trials} trials, fewer than {needed}")
-    if not short and not low:
+    failed = False
+    for (agent, sid), values in sorted(outcomes.items()):
+        passes, ran = sum(values), len(values)
+        settled = settled_verdict(passes, ran - passes, needed, trials)
+        if settled is None:
+            failed = True
+            verdict.fail(f"{agent}: {sid} ran {ran} of the {trials} trials --pibench-min-pass {needed}/{trials} needs")
+        elif settled == "not met":
+            failed = True
+            reach = "" if ran >= trials else f" run (at most {passes + trials - ran} of {trials})"
+            verdict.fail(f"{agent}: {sid} passed {passes} of {ran} trials{reach}, fewer than {needed}")
+    if not failed:
         verdict.ok(f"every scenario passed at least {needed} of {trials} trials ({len(outcomes)} scenario runs)")

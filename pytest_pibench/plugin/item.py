@@ -109,7 +109,9 @@ def run_scenario_item(
         DONE_KEY,
         PREFETCH_KEY,
         ROW_KEY,
+        SEQUENTIAL_KEY,
         SETTINGS_KEY,
+        SETTLED_KEY,
         watch_stop_signals,
     )
 
@@ -120,13 +122,24 @@ def run_scenario_item(
     item.stash[AGENT_NAME_KEY] = agent_name_of(agent)
     spec = agent_spec_of(agent, config)
     item.stash[AGENT_NAME_KEY] = spec.name
+    sequential = config.stash.get(SEQUENTIAL_KEY, None)
+    prefetcher = config.stash.get(PREFETCH_KEY, None)
+    settled = sequential and sequential.settled_reason(spec.name, scenario.scenario_id, trial)
+    if settled:  # sequential trials: this scenario's verdict cannot change any more
+        if prefetcher is not None:
+            prefetcher.drop(item)
+        item.stash[SETTLED_KEY] = {"agent": spec.name, "scenario_id": scenario.scenario_id, "trial": trial,
+                                   "reason": settled}  # fmt: skip
+        pytest.skip(settled)
     seed = derive_seed(settings.seed, seed_key(scenario), trial)
     key = run_key(scenario.source_path, spec.name, trial, seed, settings.to_dict())
     row, resume = _resumed(config, spec.name, scenario, trial, key)
     if row is None:
-        prefetcher = config.stash.get(PREFETCH_KEY, None)
         run_here = _job(config, settings, scenario, spec, trial)
         row = run_here() if prefetcher is None else prefetcher.row_for(item, run_here)
+    if sequential is not None:
+        sequential.record(spec.name, scenario.scenario_id, trial, row)
+        row["trial_mode"] = "sequential"
     if resume is not None:
         row["resume"] = resume
     row["fingerprint"] = {"sha256": fingerprint(key), "key": key}
@@ -247,4 +260,21 @@ def episode_job(item: pytest.Item) -> Job | None:
     key = run_key(scenario.source_path, spec.name, trial, seed, settings.to_dict())
     if _resumed(config, spec.name, scenario, trial, key)[0] is not None:
         return None
-    return _job(config, settings, scenario, spec, trial)
+    job = _job(config, settings, scenario, spec, trial)
+    from pytest_pibench.plugin.keys import SEQUENTIAL_KEY
+
+    sequential = config.stash.get(SEQUENTIAL_KEY, None)
+    if sequential is None:
+        return job
+    # Sequential trials: a trial starts only once the ones before it have an outcome and left the verdict open.
+    if not sequential.earlier_recorded(spec.name, scenario.scenario_id, trial):
+        return None
+    if sequential.settled_reason(spec.name, scenario.scenario_id, trial):
+        return None
+
+    def run_and_record() -> ResultRow:
+        row = job()
+        sequential.record(spec.name, scenario.scenario_id, trial, row)  # the next trial may start now
+        return row
+
+    return run_and_record

@@ -74,6 +74,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec("trials", "N", value_type=int, help="episodes per scenario and agent (default 1)"),
     OptionSpec(
+        "trial-mode",
+        "MODE",
+        help="fixed (default: every trial runs) or sequential: with --pibench-min-pass K/N, a scenario's trials "
+        "stop once its verdict is settled (K passed, or more than N-K failed); the results state the rule",
+    ),
+    OptionSpec(
         "concurrency",
         "N",
         value_type=int,

@@ -101,6 +101,8 @@ class Settings:
     confidence: float = 0.95
     min_pass: tuple[int, int] | None = None
     """``--pibench-min-pass K/N``: every scenario passes at least K of its N trials."""
+    trial_mode: str = "fixed"
+    """``fixed`` or ``sequential`` (``--pibench-trial-mode``: trials stop once the K-of-N verdict is settled)."""
     max_error_rate: float = DEFAULT_MAX_ERROR_RATE
     resume: str | None = None
     scenario_dirs: tuple[Path, ...] = field(default_factory=tuple)
@@ -146,6 +148,9 @@ class Settings:
             "judge": self.judge,
             "agent_args": _public(self.agent_args),
             "user_args": _public(self.user_args),
+            # What selects the trials, not one episode's result (left out of resume fingerprints).
+            "trial_mode": self.trial_mode,
+            "min_pass": None if self.min_pass is None else f"{self.min_pass[0]}/{self.min_pass[1]}",
             # Only when set: a key added later must not change the fingerprints of earlier results (resume).
             **({"episode_cost_limit": self.episode_cost_limit} if self.episode_cost_limit is not None else {}),
         }
@@ -270,6 +275,23 @@ def _min_pass(raw: Any) -> tuple[int, int] | None:
     return int(match.group(1)), int(match.group(2))
 
 
+def _trials(config: pytest.Config, mode: str, min_pass: tuple[int, int] | None) -> int:
+    """``--pibench-trials``; in sequential mode N of ``--pibench-min-pass K/N`` (the two must agree)."""
+    trials: int = _number(config, "trials", int, 1)
+    if mode != "sequential":
+        return trials
+    if min_pass is None:
+        raise pytest.UsageError(
+            "--pibench-trial-mode sequential: needs --pibench-min-pass K/N (the verdict that settles a scenario)"
+        )
+    if _raw(config, "trials") is not None and trials != min_pass[1]:
+        raise pytest.UsageError(
+            f"--pibench-trial-mode sequential: --pibench-trials {trials} differs from N of --pibench-min-pass "
+            f"{min_pass[0]}/{min_pass[1]}; give one of them, or the same N"
+        )
+    return min_pass[1]
+
+
 def _observer_mode(config: pytest.Config) -> str:
     mode = str(_raw(config, "observer-mode") or "audit_only")
     if mode not in ("audit_only", "hard_gate"):
@@ -338,10 +360,12 @@ def read_settings(config: pytest.Config) -> Settings:
     results = _raw(config, "results")
     agents = tuple(dict.fromkeys(a.strip() for a in (_raw(config, "agent") or []) if a.strip()))
     budgets = _cost_limits(list(_raw(config, "cost-limit") or []))
+    min_pass = _min_pass(_raw(config, "min-pass"))
+    trial_mode = _choice(config, "trial-mode", ("fixed", "sequential"))
     return Settings(
         agents=agents,
         user=(_raw(config, "user") or "scripted").strip(),
-        trials=_number(config, "trials", int, 1),
+        trials=_trials(config, trial_mode, min_pass),
         concurrency=_number(config, "concurrency", int, 1),
         seed=_number(config, "seed", int, 0),
         max_steps=_number(config, "max-steps", int, 1),
@@ -360,7 +384,8 @@ def read_settings(config: pytest.Config) -> Settings:
         tolerance=_number(config, "tolerance", float, 0),
         gate_mode=_choice(config, "gate-mode", ("exact", "statistical")),
         confidence=_confidence(config),
-        min_pass=_min_pass(_raw(config, "min-pass")),
+        min_pass=min_pass,
+        trial_mode=trial_mode,
         max_error_rate=_fraction(config, "max-error-rate"),
         resume=_raw(config, "resume"),
         scenario_dirs=tuple(Path(p) for p in config.getini("pibench_scenarios")),

@@ -118,6 +118,14 @@ class EpisodePrefetcher:
         start = self._positions.get(current.nodeid)
         return [current] if start is None else items[start : start + window + 1]
 
+    def drop(self, item: pytest.Item) -> None:
+        """``item`` will not report an episode (its trial was not needed): cancel any run of it."""
+        with self._lock:
+            future = self._futures.pop(item.nodeid, None)
+            self._consumed.add(item.nodeid)
+        if future is not None:
+            future.cancel()
+
     def cancel(self) -> None:
         """Drop every episode not started yet (running ones finish and are discarded)."""
         with self._lock:

@@ -156,7 +156,9 @@ def _role(usage: Any) -> str:
 def summary_lines(document: ResultsDocument, extra_rows: Sequence[tuple[str, list[str]]] = ()) -> list[str]:
     """The table (with ``extra_rows`` from ``pytest_pibench_summary_rows`` last) and the failed scenarios."""
     metrics = {agent: data["metrics"] for agent, data in document["agents"].items()}
-    table = _table(metrics, int(document["settings"].get("trials", 1))) + _count_rows(document) + list(extra_rows)
+    sequential = document.get("sequential")
+    trials = 1 if sequential else int(document["settings"].get("trials", 1))  # no pass^k from curtailed trials
+    table = _table(metrics, trials) + _count_rows(document) + _verdict_rows(document) + list(extra_rows)
     width = max(len(label) for label, _ in table) + 2
     cols = [max(12, len(agent) + 2) for agent in metrics]
     lines = _banner(document)
@@ -165,6 +167,11 @@ def summary_lines(document: ResultsDocument, extra_rows: Sequence[tuple[str, lis
         label.ljust(width) + "".join(v.rjust(w) for v, w in zip(values, cols, strict=True)) for label, values in table
     ]
     lines.append(f"Wall time: {document['wall_time']:.1f}s")
+    if sequential:
+        lines.append(
+            f"Sequential trials: {sequential['trials_run']} of {sequential['trials_planned']} trials run, "
+            f"{sequential['trials_saved']} not needed; rule: {sequential['rule']}"
+        )
     lines += _resume_lines(document["rows"])
     failed = [r for r in document["rows"] if r.get("status") != "completed" or not r.get("all_passed")]
     if failed:
@@ -172,6 +179,18 @@ def summary_lines(document: ResultsDocument, extra_rows: Sequence[tuple[str, lis
         for row in failed:
             lines.append("  " + _failure(row))
     return lines
+
+
+def _verdict_rows(document: ResultsDocument) -> list[tuple[str, list[str]]]:
+    """Sequential trials: each agent's K-of-N verdicts (met / not met / unsettled), the numbers to read."""
+    sequential = document.get("sequential")
+    if not sequential:
+        return []
+    values = []
+    for agent in document["agents"]:
+        verdicts = [v["verdict"] for v in (sequential["scenarios"].get(agent) or {}).values()]
+        values.append(f"{verdicts.count('met')} / {verdicts.count('not met')} / {verdicts.count('unsettled')}")
+    return [(f"Met {sequential['min_pass']} / not / unsettled", values)]
 
 
 def _banner(document: ResultsDocument) -> list[str]:

@@ -77,6 +77,7 @@ def validity(
     many of them would let a bad run look good. ``--pibench-max-error-rate``
     bounds them (default 0).
     """
+    rows = list(rows)
     counts: dict[str, list[int]] = {}
     for row in rows:
         tally = counts.setdefault(str(row.get("agent")), [0, 0])
@@ -95,6 +96,11 @@ def validity(
             )
     if not complete:
         problems.append(f"partial run: {ended_by or 'it did not finish'}")
+    if any(row.get("trial_mode") == "sequential" for row in rows):
+        problems.append(
+            "sequential trials: rates over rows weight each scenario by the trials it needed, so they are not "
+            "comparable with a fixed-trial run (its K-of-N verdicts are exact)"
+        )
     return {
         "valid": not problems,
         "complete": complete,

@@ -199,10 +199,15 @@ def compute_metrics(rows: Iterable[ResultRow]) -> dict[str, Any]:
         "escalation_accuracy_rate": count("EA_r", by_label["ESCALATE"]),
         "attempt_rate": count("AT_r", completed),
     }
-    repeatability = _repeatability(completed)
+    repeatability = None if _sequential(completed) else _repeatability(completed)
     if repeatability is not None:
         metrics["repeatability"] = repeatability
     return metrics
+
+
+def _sequential(rows: Sequence[ResultRow]) -> bool:
+    """Whether trials stopped once settled: pass^k and repeatability would count only the trials that ran."""
+    return any(r.get("trial_mode") == "sequential" for r in rows)
 
 
 BASE_STYLE = "none"
@@ -250,7 +255,8 @@ def _extended(rows: Sequence[ResultRow], completed: Sequence[ResultRow]) -> dict
     return {
         "usage": _usage_totals(rows),
         "compliance_interval_95": [lo, hi],
-        "pass_hat_k": pass_hat_k(outcomes),
+        # A scenario that failed early has fewer trials, so pass^k over the trials that ran would flatter the agent.
+        "pass_hat_k": {} if _sequential(completed) else pass_hat_k(outcomes),
         "tier1_overall_score": sum(tier1_columns) / len(tier1_columns) if tier1_columns else 0.0,
         "semantic_score": sum(semantic) / len(semantic) if semantic else None,
         "uncertainty": metric_uncertainty(completed, _partial_credit),

@@ -22,7 +22,7 @@ from pytest_pibench.results.types import ResultRow, RunKey
 
 __all__ = ["ResumeIndex", "load_resume", "run_key"]
 
-_SETTINGS_NOT_IN_KEY = ("agents", "trials")
+_SETTINGS_NOT_IN_KEY = ("agents", "trials", "trial_mode", "min_pass")
 """Settings that select what runs but do not change one episode's result."""
 
 

@@ -272,7 +272,7 @@ class ResultRow(ScenarioDetail):
     warnings: NotRequired[list[str]]
     """What went wrong without changing the outcome (e.g. a participant's ``stop()`` raising)."""
     limit_hit: NotRequired[LimitHit | None]
-    """The tool-call limit that ended the episode, else None."""
+    """The tool-call or cost limit that ended the episode, else None."""
     transcript: NotRequired[Transcript]
     """Messages, trace and final state (left out with ``include_transcript=False``)."""
     truncated: NotRequired[bool]
@@ -293,6 +293,8 @@ class ResultRow(ScenarioDetail):
     """With ``--pibench-judge-votes N`` > 1: each judge question and its N answers (judge reliability)."""
     variant_of: NotRequired[str]
     """The base scenario id of a generated variant; absent for a hand-written scenario."""
+    trial_mode: NotRequired[str]
+    """``sequential`` when the row's trials stopped once settled (``--pibench-trial-mode``); absent otherwise."""
 
 
 class AgentValidity(TypedDict):
@@ -361,3 +363,6 @@ class ResultsDocument(TypedDict, total=False):
     """The journal holding the rows of a run in progress (or read from)."""
     shard: dict[str, int]
     """``{"index": I, "count": N}`` when the run was shard I of N (``--pibench-shard``)."""
+    sequential: dict[str, Any]
+    """``--pibench-trial-mode sequential``: the stopping rule, each scenario's verdict, the trials saved
+    (:func:`~pytest_pibench.results.sequential.sequential_summary`)."""
