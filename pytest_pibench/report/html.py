@@ -80,17 +80,36 @@ def _legend(view: Mapping[str, Any]) -> str:
     return f'<p class="legend">{spans}</p>'
 
 
+def _intervals(view: Mapping[str, Any], part: str) -> list[dict[str, Any]]:
+    """Each contender's 95% intervals (clustered by scenario) of its groups or columns: ``{name: [low, high]}``."""
+    out = []
+    for contender in view["contenders"]:
+        entries = ((contender["metrics"].get("extended") or {}).get("uncertainty") or {}).get(part) or {}
+        out.append({name: entry.get("ci95") for name, entry in entries.items() if isinstance(entry, Mapping)})
+    return out
+
+
 def _capabilities(view: Mapping[str, Any]) -> str:
     groups = list(view["groups"])
-    group_chart = bars("Groups", groups, _series(view, lambda m: {g: m["by_group"].get(g) for g in groups}))
+    group_chart = bars(
+        "Groups",
+        groups,
+        _series(view, lambda m: {g: m["by_group"].get(g) for g in groups}),
+        intervals=_intervals(view, "groups"),
+    )
     columns = view["columns"]
     column_chart = bars(
         "Capability columns",
         columns,
         _series(view, lambda m: {c: (m["by_column"].get(c) or {}).get("score") for c in columns}),
         subtitles=dict(COLUMNS),
+        intervals=_intervals(view, "columns"),
     )
-    return f'<div class="charts">{group_chart}{column_chart}</div>'
+    note = (
+        '<p class="muted">Whiskers: 95% intervals, clustered by scenario (overlapping whiskers are not a '
+        "verdict: <code>pi compare</code> tests the paired difference).</p>"
+    )
+    return f'<div class="charts">{group_chart}{column_chart}</div>{note}'
 
 
 def _confusion(view: Mapping[str, Any]) -> str:

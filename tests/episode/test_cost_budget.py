@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import TOY_ALLOW
 
+from conftest import TOY_ALLOW
 from pytest_pibench import evaluate, load_scenario, run_episode, run_one
 from pytest_pibench.evaluation import NORMAL_TERMINATIONS
 from pytest_pibench.participants.specs import AgentSpec

@@ -12,44 +12,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from coin_agent import COIN_CONFTEST
 
 from pytest_pibench.results.sequential import SequentialTrials, sequential_summary, settled_verdict
-
-COIN_CONFTEST = '''
-import random
-
-from pytest_pibench.participants.builtins import BaselineAgent, OracleAgent
-from pytest_pibench.participants.schemes import Scheme
-
-
-class CoinAgent:
-    """Plays the reference trajectory with probability P (decided by the trial's seed), else refuses."""
-
-    def __init__(self, scenario, p):
-        self.scenario, self.p, self.inner = scenario, p, None
-
-    def set_seed(self, seed):
-        good = random.Random(seed).random() < self.p
-        self.inner = OracleAgent(self.scenario) if good else BaselineAgent("DENY")
-
-    def init_state(self, *args):
-        return self.inner.init_state(*args)
-
-    def generate(self, message, state):
-        return self.inner.generate(message, state)
-
-    def is_stop(self, message):
-        return self.inner.is_stop(message)
-
-
-def _coin(argument, params):
-    p = float(argument or 0.5)
-    return lambda scenario: CoinAgent(scenario, p)
-
-
-def pytest_pibench_participant_schemes():
-    return [Scheme("coin", "coin[:P]", agent=_coin)]
-'''
 
 SELECT = ["-k", "RET_00 or RET_01", "-p", "no:cacheprovider", "-p", "no:randomly"]
 

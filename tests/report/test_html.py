@@ -146,3 +146,25 @@ def test_a_json_report_file_keeps_the_runs_configuration(tmp_path):
     page = html_report([str(tmp_path / "jr.json")], tmp_path / "r.html").read_text()
     settings = _data(page)["runs"][0]["settings"]
     assert settings["agents"] == ["oracle"] and settings["seed"] == 42
+
+
+def test_group_and_column_bars_carry_their_clustered_95_intervals(finra_files):
+    document = _document(["baseline:deny"], finra_files)
+    html = render_html([("run", document)])
+    uncertainty = document["agents"]["baseline:deny"]["metrics"]["extended"]["uncertainty"]
+    whiskers = re.findall(r'<g class="ci"><title>95% interval: ([\d.]+)% to ([\d.]+)%</title>', html)
+    expected = [entry["ci95"] for part in ("groups", "columns") for entry in uncertainty[part].values() if entry["ci95"]]
+    assert expected and len(whiskers) == len(expected)
+    assert sorted((float(lo), float(hi)) for lo, hi in whiskers) == sorted(
+        (round(lo * 100, 1), round(hi * 100, 1)) for lo, hi in expected
+    )
+    assert "Whiskers: 95% intervals, clustered by scenario" in html
+
+
+def test_a_chart_without_intervals_draws_no_whiskers():
+    from pytest_pibench.report._svg import bars
+
+    plain = bars("t", ["a"], [("x", {"a": 0.5})])
+    drawn = bars("t", ["a"], [("x", {"a": 0.5})], intervals=[{"a": [0.25, 0.75]}])
+    assert 'class="ci"' not in plain and '<g class="ci"><title>95% interval: 25.0% to 75.0%</title>' in drawn
+    assert 'x1="81.0"' not in drawn and 'x1="311.0"' in drawn and 'x2="471.0"' in drawn  # 230 + 1 + 0.25 * 320
