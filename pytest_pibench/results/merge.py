@@ -65,7 +65,7 @@ def merge_documents(named: Sequence[tuple[str, ResultsDocument]]) -> ResultsDocu
     planned = [d.get("planned_items") for _, d in named]
     recorded = first.get("validity")
     error_budget = recorded["max_error_rate"] if recorded else 0.0
-    return results_document(
+    merged = results_document(
         rows,
         settings,
         max(float(d.get("wall_time") or 0.0) for _, d in named),  # shards run side by side
@@ -74,3 +74,17 @@ def merge_documents(named: Sequence[tuple[str, ResultsDocument]]) -> ResultsDocu
         ended_by="; ".join(problems) or None,
         max_error_rate=float(error_budget or 0.0),
     )
+    blocks = [d["sequential"] for _, d in named if d.get("sequential")]
+    if blocks:  # sequential trials: the verdicts again over every shard's rows, with the trials each skipped
+        from pytest_pibench.results.sequential import sequential_summary
+
+        skipped = [
+            {"agent": agent, "scenario_id": sid}
+            for block in blocks
+            for agent, scenarios in block["scenarios"].items()
+            for sid, entry in scenarios.items()
+            for _ in range(int(entry.get("not_run") or 0))
+        ]
+        needed, trials = (int(n) for n in str(blocks[0]["min_pass"]).split("/"))
+        merged["sequential"] = sequential_summary(rows, skipped, needed, trials)
+    return merged

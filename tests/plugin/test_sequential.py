@@ -10,6 +10,8 @@ the verdict a fixed run of all N trials gives, while running fewer trials.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 from coin_agent import COIN_CONFTEST
@@ -104,3 +106,21 @@ def test_settling_rule_and_tracker():
     assert summary["scenarios"]["a"]["S"] == {"run": 1, "passed": 0, "failed": 0, "errors": 1, "not_run": 2,
                                               "verdict": "unsettled"}  # fmt: skip
     assert summary["verdicts"] == {"met": 0, "not met": 0, "unsettled": 1}
+
+
+def test_shards_of_a_sequential_run_merge_into_the_same_verdicts(pytester):
+    whole = _run(pytester, "--pibench-min-pass=2/3", "--pibench-trial-mode=sequential")
+    (pytester.path / "r.json").rename(pytester.path / "whole.json")
+    for index in (1, 2):
+        _run(pytester, "--pibench-min-pass=2/3", "--pibench-trial-mode=sequential", f"--pibench-shard={index}/2")
+        (pytester.path / "r.json").rename(pytester.path / f"s{index}.json")
+    merged = subprocess.run([sys.executable, "-m", "pytest_pibench", "report", "s1.json", "s2.json",
+                             "--results", "merged.json", "-o", "lb.json"],
+                            cwd=pytester.path, capture_output=True, text=True, check=False)  # fmt: skip
+    assert merged.returncode == 9, merged.stderr  # the leaderboard artifact of a sequential run is not valid
+    assert "NOT VALID FOR THE LEADERBOARD: sequential trials" in merged.stderr
+    block = json.loads((pytester.path / "merged.json").read_text())["sequential"]
+    verdicts = {sid: e["verdict"] for sid, e in block["scenarios"]["coin:0.5"].items()}
+    assert verdicts == {sid: e["verdict"] for sid, e in whole["sequential"]["scenarios"]["coin:0.5"].items()}
+    # A shard holds only some of a scenario's trials, so it saves fewer of them; the verdicts stay exact.
+    assert block["trials_run"] + block["trials_saved"] == block["trials_planned"] == whole["sequential"]["trials_planned"]
