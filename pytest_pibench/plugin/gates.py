@@ -268,10 +268,17 @@ def _compare_statistically(
     metrics = compare_rows(before, now, partial_credit, alpha=alpha)["metrics"]
     names = {"compliance": "compliance", "overall": "overall"}
     for name in _gated_names(settings):
-        key = names.get(slug(name)) or next((m for m in metrics if slug(m) == slug(name)), None)
+        pass_k = _PASS_K.match(name.strip())
+        if pass_k:
+            key: str | None = "compliance" if pass_k.group(1) == "1" else f"pass^{pass_k.group(1)}"
+        else:
+            key = names.get(slug(name)) or next((m for m in metrics if slug(m) == slug(name)), None)
         entry = metrics.get(key) if key else None
         if entry is None:
-            verdict.info(f"{who}: {name} cannot be gated statistically (compliance, overall, a group or a column)")
+            verdict.info(
+                f"{who}: {name} cannot be gated statistically here (compliance, overall, a group, a column, or "
+                "pass^k with at least k trials of every scenario on both sides)"
+            )
             continue
         diff, interval = entry["difference"], entry["ci95"]
         p = entry.get("p_adjusted", entry["p"])

@@ -11,7 +11,10 @@ metric, B minus A:
 - each capability column: per-scenario partial-credit differences in that
   column, the same sign-flip test; Holm's correction across the columns;
 - each group and the overall score: means of column differences, the same test
-  on the per-scenario contributions.
+  on the per-scenario contributions;
+- pass^k for each k from 2 to the trials both agents ran on every paired
+  scenario: per-scenario differences of ``C(c, k) / C(n, k)`` (the chance that k
+  trials drawn from the scenario's n all pass), the same sign-flip test.
 
 The mean difference comes with a 95% interval (1.96 paired standard errors),
 and the verdict is ``better`` or ``worse`` when the (corrected) p-value is under
@@ -102,6 +105,29 @@ def _test(differences: Sequence[float], weights: Sequence[float] | None = None, 
     return {"difference": estimate, "ci95": interval, "p": p, "test": test, "scenarios": n}
 
 
+def _outcomes(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[bool]]:
+    groups: dict[str, list[bool]] = defaultdict(list)
+    for row in rows:
+        if row.get("status", "completed") == "completed":
+            groups[str(row.get("scenario_id"))].append(bool(row.get("all_passed")))
+    return groups
+
+
+def _pass_hat_k_tests(
+    rows_a: Sequence[Mapping[str, Any]], rows_b: Sequence[Mapping[str, Any]], paired: Sequence[str], seed: int
+) -> dict[str, dict[str, Any]]:
+    """``pass^k`` B minus A per paired scenario, for k = 2 .. the fewest trials of any paired scenario."""
+    a, b = _outcomes(rows_a), _outcomes(rows_b)
+    fewest = min(min(len(a[s]), len(b[s])) for s in paired)
+
+    def hat(outcomes: list[bool], k: int) -> float:
+        return math.comb(sum(outcomes), k) / math.comb(len(outcomes), k)
+
+    return {
+        f"pass^{k}": _test([hat(b[s], k) - hat(a[s], k) for s in paired], seed=seed) for k in range(2, fewest + 1)
+    }
+
+
 def _verdict(entry: dict[str, Any], alpha: float) -> dict[str, Any]:
     p = entry.get("p_adjusted", entry["p"])
     word = "not distinguishable" if p >= alpha else "better" if entry["difference"] > 0 else "worse"
@@ -155,4 +181,5 @@ def compare_rows(
             if present:
                 metrics[group] = combined(present)
     metrics.update(column_tests)
+    metrics.update(_pass_hat_k_tests(rows_a, rows_b, paired, seed))
     return {**result, "metrics": {name: _verdict(entry, alpha) for name, entry in metrics.items()}}

@@ -72,3 +72,18 @@ def test_bad_gate_options_are_usage_errors(pytester):
         result = pytester.runpytest("--pibench-agent=oracle", option, "-p", "no:cacheprovider")
         assert result.ret == 4
         result.stderr.fnmatch_lines([f"*{message}*"])
+
+
+def test_pass_hat_k_is_gated_on_paired_evidence():
+    from pytest_pibench.plugin.options import Gate
+
+    before = _rows("a", [[True, True]] * 30)
+    now = _rows("a", [[True, True]] * 10 + [[True, False]] * 20)
+    verdict = _gate(before, now, fail_under=(Gate("pass^2", 0.0),))
+    (line,) = [line for line in verdict.lines if "pass^2" in line and "vs baseline" in line]
+    assert line.startswith("FAIL a: pass^2 -0.6667 vs baseline") and "regressed" in line
+    steady = _gate(_rows("a", [[True, True]] * 30), _rows("a", [[True, True]] * 30), fail_under=(Gate("pass^2", 0.0),))
+    (steady_line,) = [line for line in steady.lines if "pass^2" in line and "vs baseline" in line]
+    assert steady_line.startswith("ok   a: pass^2 +0.0000") and not steady.inconclusive
+    too_few = _gate(_rows("a", [[True]] * 30), _rows("a", [[True]] * 30), fail_under=(Gate("pass^3", 0.0),))
+    assert any("pass^3 cannot be gated statistically here" in line for line in too_few.lines)

@@ -96,3 +96,23 @@ def test_the_summary_pairs_each_agent_with_the_first(pytester):
         "  baseline:deny: compliance -1.000 * worse; overall * worse; columns better/worse: 0/*",
     ])
     result.stdout.fnmatch_lines(["  +- 95% (clustered by scenario)*"])
+
+
+def _trials(outcomes: list[list[bool]]) -> list[dict]:
+    return [{"scenario_id": f"S{s}", "trial": t, "status": "completed", "all_passed": p,
+             "leaderboard_primary": "Policy Activation", "outcome_checks": [{"passed": p}]}
+            for s, trials in enumerate(outcomes) for t, p in enumerate(trials)]  # fmt: skip
+
+
+def test_pass_hat_k_is_compared_per_scenario_by_hand():
+    a = _trials([[True, True, True], [True, True, False], [True, False, False]])
+    b = _trials([[True, True, False], [True, False, False], [False, False, False]])
+    metrics = compare_rows(a, b, partial_credit)["metrics"]
+    # pass^2 per scenario: C(c,2)/C(3,2): A 1, 1/3, 0; B 1/3, 0, 0 -> differences -2/3, -1/3, 0
+    assert metrics["pass^2"]["difference"] == pytest.approx(-1 / 3)
+    assert metrics["pass^2"]["test"] == "sign-flip permutation" and metrics["pass^2"]["p"] == pytest.approx(2 / 4)
+    # pass^3: A 1, 0, 0; B 0, 0, 0 -> one discordant scenario: McNemar on (0 better, 1 worse)
+    assert metrics["pass^3"]["difference"] == pytest.approx(-1 / 3) and metrics["pass^3"]["p"] == 1.0
+    assert "pass^4" not in metrics and "pass^1" not in metrics  # pass^1 is compliance
+    one_trial = compare_rows(_trials([[True], [False]]), _trials([[True], [True]]), partial_credit)["metrics"]
+    assert not any(name.startswith("pass^") for name in one_trial)
