@@ -116,6 +116,15 @@ def _confusion(rows: Sequence[ResultRow]) -> dict[str, dict[str, int]]:
     return table
 
 
+def _verdicts(sequential: Mapping[str, Any], agent: str) -> dict[str, Any] | None:
+    """A sequential run's K-of-N verdicts of one agent (``{"min_pass", "met", "not met", "unsettled"}``)."""
+    scenarios = (sequential.get("scenarios") or {}).get(agent)
+    if not scenarios:
+        return None
+    verdicts = [entry.get("verdict") for entry in scenarios.values()]
+    return {"min_pass": sequential.get("min_pass"), **{v: verdicts.count(v) for v in ("met", "not met", "unsettled")}}
+
+
 def build_view(runs: Sequence[tuple[str, ResultsDocument]]) -> dict[str, Any]:
     """The report's data for one or several runs (``(name, results document)`` pairs)."""
     several = len(runs) > 1
@@ -144,6 +153,7 @@ def build_view(runs: Sequence[tuple[str, ResultsDocument]]) -> dict[str, Any]:
             }
         )
         recorded: Mapping[str, Any] = document.get("agents") or {}
+        sequential = document.get("sequential") or {}
         for agent in dict.fromkeys(str(r.get("agent", "agent")) for r in rows):
             mine = [r for r in rows if str(r.get("agent", "agent")) == agent]
             index = len(contenders)
@@ -157,6 +167,7 @@ def build_view(runs: Sequence[tuple[str, ResultsDocument]]) -> dict[str, Any]:
                     "metrics": metrics,
                     "confusion": _confusion(mine),
                     "agent_errors": sum(1 for r in mine if r.get("failure_cause") == "agent"),
+                    "sequential": _verdicts(sequential, agent),
                 }
             )
             for row in mine:

@@ -56,6 +56,7 @@ def _cards(view: Mapping[str, Any]) -> str:
             ("overall 95% (clustered)", f"[{_pct(overall_ci[0])}, {_pct(overall_ci[1])}]"),
             ("full compliance", f"{_pct(m.get('compliance_rate'))} [{_pct(low)}, {_pct(high)}]"),
             *[(f"pass^{k}", _pct(v)) for k, v in (extended.get("pass_hat_k") or {}).items()],
+            *_verdict_rows(contender.get("sequential")),
             ("semantic score", _pct(extended.get("semantic_score"))),
             ("Tier-1 overall", _pct(extended.get("tier1_overall_score"))),
             ("episodes scored", str(m.get("completed"))),
@@ -70,6 +71,14 @@ def _cards(view: Mapping[str, Any]) -> str:
             f"<dl>{items}</dl></div>"
         )
     return '<div class="cards">' + "".join(out) + "</div>"
+
+
+def _verdict_rows(verdicts: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+    """Sequential trials: the K-of-N verdicts, the numbers such a run is read by."""
+    if not verdicts:
+        return []
+    counts = f"{verdicts['met']} / {verdicts['not met']} / {verdicts['unsettled']}"
+    return [(f"met {verdicts['min_pass']} / not / unsettled (sequential)", counts)]
 
 
 def _legend(view: Mapping[str, Any]) -> str:

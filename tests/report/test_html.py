@@ -168,3 +168,12 @@ def test_a_chart_without_intervals_draws_no_whiskers():
     drawn = bars("t", ["a"], [("x", {"a": 0.5})], intervals=[{"a": [0.25, 0.75]}])
     assert 'class="ci"' not in plain and '<g class="ci"><title>95% interval: 25.0% to 75.0%</title>' in drawn
     assert 'x1="81.0"' not in drawn and 'x1="311.0"' in drawn and 'x2="471.0"' in drawn  # 230 + 1 + 0.25 * 320
+
+
+def test_a_sequential_run_shows_its_verdicts_on_the_cards(finra_files):
+    document = _document(["oracle"], finra_files[:3])
+    document["sequential"] = {"min_pass": "3/4", "scenarios": {"oracle": {
+        "A": {"verdict": "met"}, "B": {"verdict": "met"}, "C": {"verdict": "unsettled"}}}}  # fmt: skip
+    html = render_html([("run", document)])
+    assert "<dt>met 3/4 / not / unsettled (sequential)</dt><dd>2 / 0 / 1</dd>" in html
+    assert "(sequential)" not in render_html([("run", _document(["oracle"], finra_files[:3]))])
