@@ -209,9 +209,15 @@ def run_one(
 
 
 def _with_usage(row: ResultRow, agent: Any, user: Any, judge: Any) -> ResultRow:
-    usage = {role: _usage(obj) for role, obj in (("agent", agent), ("user", user), ("judge", judge))}
-    if any(usage.values()):
-        row["usage"] = {role: spent for role, spent in usage.items() if spent}
+    usage: dict[str, UsageReport] = {}
+    for role, participant in (("agent", agent), ("user", user), ("judge", judge)):
+        spent, problem = _usage(participant)
+        if spent:
+            usage[role] = spent
+        if problem:
+            row.setdefault("warnings", []).append(f"{role}.{problem}")
+    if usage:
+        row["usage"] = usage
     return row
 
 
@@ -239,14 +245,27 @@ def _build_agent(spec: AgentSpec, scenario: Scenario) -> Any:
         return _UnbuildableAgent(exc)
 
 
-def _usage(participant: Any) -> UsageReport | None:
-    """What an LLM-backed participant spent (``participant.usage()``), if it reports it."""
+def _usage(participant: Any) -> tuple[UsageReport | None, str | None]:
+    """What an LLM-backed participant spent (``participant.usage()``), if it reports it, and what was wrong.
+
+    The report is the participant's own code: one that raises or holds values
+    that are not numbers must not cost the scored row, so only numeric entries
+    are kept and the rest is named in the row's warnings.
+    """
     report = getattr(participant, "usage", None)
     if not callable(report):
-        return None
-    spent = report()
-    data = spent.to_dict() if hasattr(spent, "to_dict") else spent
-    return cast(UsageReport, dict(data)) if isinstance(data, dict) else None
+        return None, None
+    try:
+        spent = report()
+        data = spent.to_dict() if hasattr(spent, "to_dict") else spent
+    except Exception as exc:
+        return None, f"usage() raised {type(exc).__name__}: {exc}"
+    if not isinstance(data, dict):
+        return None, f"usage() returned {type(data).__name__}, not a mapping"
+    kept = {k: v for k, v in data.items() if isinstance(v, int | float) and not isinstance(v, bool)}
+    dropped = sorted(str(k) for k in data if k not in kept)
+    problem = f"usage() entries that are not numbers were left out: {', '.join(dropped)}" if dropped else None
+    return cast(UsageReport, kept), problem
 
 
 def run_suite(

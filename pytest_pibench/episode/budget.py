@@ -2,14 +2,15 @@
 
 A participant that calls a model reports its spend through ``usage()`` (a
 mapping, or an object with ``to_dict()``, with ``cost_usd`` and
-``unpriced_calls``; see :class:`~pytest_pibench.episode.protocols.AgentProtocol`).
-Calls a model did not price cost nothing in the sum; they are counted beside
-it, so a budget that could not see them says so.
+``unpriced_calls``). Calls a model did not price cost nothing in the sum; they
+are counted beside it, so a budget that could not see them says so. A report
+is bookkeeping: one that raises, hangs past the episode's deadline or holds no
+number is noted as a problem, never an ending.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,21 +25,29 @@ class Spend:
     unpriced_calls: int = 0
     problems: list[str] = field(default_factory=list)
 
+    def since(self, start: Spend) -> Spend:
+        """What was spent after ``start`` (a participant reused across episodes reports its whole life)."""
+        return Spend(self.usd - start.usd, self.unpriced_calls - start.unpriced_calls, self.problems)
 
-def reported_spend(participants: Iterable[Any]) -> Spend:
-    """What ``participants`` have spent so far; one whose ``usage()`` raises is noted, not fatal."""
+
+def _call(fn: Callable[[], Any]) -> Any:
+    return fn()
+
+
+def reported_spend(participants: Iterable[Any], call: Callable[[Callable[[], Any]], Any] = _call) -> Spend:
+    """What ``participants`` have spent so far, each ``usage()`` run through ``call`` (e.g. with a deadline)."""
     spend = Spend()
     for participant in participants:
         report = getattr(participant, "usage", None)
         if not callable(report):
             continue
         try:
-            data = report()
+            data = call(report)
             data = data.to_dict() if hasattr(data, "to_dict") else data
-        except Exception as exc:  # bookkeeping: it must not end the episode
-            spend.problems.append(f"usage() raised {type(exc).__name__}: {exc}")
-            continue
-        if isinstance(data, dict):
-            spend.usd += float(data.get("cost_usd") or 0)
-            spend.unpriced_calls += int(data.get("unpriced_calls") or 0)
+            if isinstance(data, dict):
+                usd, unpriced = float(data.get("cost_usd") or 0), int(data.get("unpriced_calls") or 0)
+                spend.usd += usd
+                spend.unpriced_calls += unpriced
+        except Exception as exc:  # raised, timed out, or not a number: the budget cannot see this participant
+            spend.problems.append(f"usage() could not be read ({type(exc).__name__}: {exc})")
     return spend

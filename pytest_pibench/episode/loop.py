@@ -34,7 +34,7 @@ from typing import Any
 
 from pytest_pibench.env.binding import Binding
 from pytest_pibench.episode import interrupt
-from pytest_pibench.episode.budget import reported_spend
+from pytest_pibench.episode.budget import Spend, reported_spend
 from pytest_pibench.episode.caller import CallTimeout, ParticipantCaller
 from pytest_pibench.episode.messages import is_stop_signal, message_problem
 from pytest_pibench.episode.plain import final_state, jsonable
@@ -152,6 +152,7 @@ class _Episode:
     ) -> None:
         self.binding = binding
         self.cost_limit = cost_limit
+        self.spend_at_start = Spend()
         self.agent = agent
         self.user = user
         self.seed = seed
@@ -253,6 +254,8 @@ class _Episode:
         return None
 
     def _loop(self, deadline: float | None, states: dict[str, Any]) -> str:
+        if self.cost_limit is not None:  # a reused participant reports what it spent before this episode too
+            self.spend_at_start = reported_spend((self.agent, self.user), self.call)
         failed = self._start(states)
         if failed:
             return failed
@@ -355,8 +358,8 @@ class _Episode:
         return message, "user" if role == "agent" else "agent", None
 
     def _over_budget(self) -> bool:
-        """Whether the agent and user have spent ``cost_limit`` (then recorded in :attr:`limit_hit`)."""
-        spend = reported_spend((self.agent, self.user))
+        """Whether the agent and user spent ``cost_limit`` in this episode (then recorded in :attr:`limit_hit`)."""
+        spend = reported_spend((self.agent, self.user), self.call).since(self.spend_at_start)
         self.warnings += [p for p in spend.problems if p not in self.warnings]
         if self.cost_limit is None or spend.usd < self.cost_limit:
             return False

@@ -120,9 +120,15 @@ def baseline_problem(spec: str, baseline: ResultsDocument, agents: Sequence[str]
     """Why ``--pibench-baseline=spec`` cannot work with these ``--pibench-agent`` specs (None when it can).
 
     Checked at start-up: a named baseline agent must be in the file, and it can
-    stand in for exactly one current agent.
+    stand in for exactly one current agent; a run of sequential trials is no
+    baseline (its rates over rows are skewed).
     """
     path, named = parse_baseline_spec(spec)
+    if any(r.get("trial_mode") == "sequential" for r in _base_rows(baseline)):
+        return (
+            f"{path} is a run of sequential trials: its rates over rows are skewed by when each scenario settled, "
+            "so it cannot be a baseline; use a run of fixed trials"
+        )
     if named is None:
         return None
     known = baseline_agents(baseline)
@@ -318,10 +324,9 @@ def _min_pass(verdict: GateVerdict, rule: tuple[int, int], rows: Sequence[Result
     needed, trials = rule
     outcomes: dict[tuple[str, str], list[bool]] = {}
     for row in rows:
-        if row.get("status") in _ERROR_STATUSES:
-            continue
-        key = (str(row.get("agent")), str(row.get("scenario_id")))
-        outcomes.setdefault(key, []).append(bool(row.get("all_passed")))
+        values = outcomes.setdefault((str(row.get("agent")), str(row.get("scenario_id"))), [])
+        if row.get("status") not in _ERROR_STATUSES:  # an error row is neither a pass nor a failure
+            values.append(bool(row.get("all_passed")))
     failed = False
     for (agent, sid), values in sorted(outcomes.items()):
         passes, ran = sum(values), len(values)

@@ -140,6 +140,8 @@ def run_scenario_item(
     if sequential is not None:
         sequential.record(spec.name, scenario.scenario_id, trial, row)
         row["trial_mode"] = "sequential"
+    else:  # a row reused from a sequential run is, in this run, one of its fixed trials
+        row.pop("trial_mode", None)
     if resume is not None:
         row["resume"] = resume
     row["fingerprint"] = {"sha256": fingerprint(key), "key": key}

@@ -247,6 +247,9 @@ def _comparisons(document: ResultsDocument) -> list[str]:
     agents = list(document["agents"])
     if len(agents) < 2:
         return []
+    if document.get("sequential"):
+        return ["Paired comparison: not computed for sequential trials (rates over rows are skewed by when each "
+                "scenario settled); read the K-of-N verdicts above"]  # fmt: skip
     from pytest_pibench.results.compare import compare_rows
     from pytest_pibench.results.metrics import partial_credit
 

@@ -62,12 +62,15 @@ def compare_command(
     """``pi compare``: print the comparison (and write it as JSON to ``output``); exit 0.
 
     Raises:
-        ReportError: for a missing file or agents that cannot be told apart.
+        ReportError: for a missing file, agents that cannot be told apart, or rows of sequential trials.
     """
     if len(files) not in (1, 2):
         raise ReportError("give one results file with two agents, or two results files")
     label_a, rows_a, label_b, rows_b = _rows_of(files, agent_a, agent_b)
-    comparison = compare_rows(rows_a, rows_b, partial_credit, alpha=alpha)
+    try:
+        comparison = compare_rows(rows_a, rows_b, partial_credit, alpha=alpha)
+    except ValueError as exc:
+        raise ReportError(str(exc)) from None
     print("\n".join(format_comparison(label_a, label_b, comparison)))
     if output:
         Path(output).write_text(json.dumps({"a": label_a, "b": label_b, **comparison}, indent=1) + "\n")

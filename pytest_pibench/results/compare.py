@@ -142,7 +142,17 @@ def compare_rows(
     alpha: float = 0.05,
     seed: int = 0,
 ) -> dict[str, Any]:
-    """B against A on the scenarios both completed: compliance, overall, groups, columns (Holm-corrected)."""
+    """B against A on the scenarios both completed: compliance, overall, groups, columns (Holm-corrected).
+
+    Raises:
+        ValueError: for rows of sequential trials (``trial_mode``), whose rates over rows are skewed by
+            when each scenario settled.
+    """
+    if any(r.get("trial_mode") == "sequential" for r in [*rows_a, *rows_b]):
+        raise ValueError(
+            "rows of sequential trials (--pibench-trial-mode sequential) cannot be compared as rates: a scenario "
+            "leaves as many rows as it took to settle; compare their K-of-N verdicts, or runs of fixed trials"
+        )
     pass_a = _per_scenario(rows_a, lambda r: 1.0 if r.get("all_passed") else 0.0)
     pass_b = _per_scenario(rows_b, lambda r: 1.0 if r.get("all_passed") else 0.0)
     paired = sorted(set(pass_a) & set(pass_b))

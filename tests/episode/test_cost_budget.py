@@ -89,7 +89,35 @@ class BrokenReport(BilledAgent):
 def test_a_usage_report_that_raises_is_a_warning_not_an_ending(allow):
     episode = run_episode(allow, BrokenReport(1.0), cost_limit=0.05, max_steps=4)
     assert episode.termination_reason == "max_steps"
-    assert episode.warnings == ["usage() raised RuntimeError: no meter"]
+    assert episode.warnings == ["usage() could not be read (RuntimeError: no meter)"]
+
+
+class GarbledReport(BilledAgent):
+    def usage(self) -> dict[str, Any]:
+        return {"cost_usd": "n/a"}
+
+
+def test_a_usage_report_without_a_number_is_a_warning_and_the_episode_is_still_scored(allow):
+    row = run_one(allow, AgentSpec("garbled", lambda scenario: GarbledReport(1.0)), cost_limit=0.05, max_steps=4)
+    assert row["status"] == "completed" and row["termination_reason"] == "max_steps"  # scored, not an error row
+    assert any("usage() could not be read (ValueError" in w for w in row["warnings"])
+    assert "agent.usage() entries that are not numbers were left out: cost_usd" in row["warnings"]
+    assert "usage" not in row  # nothing numeric to keep: the row's totals stay numbers
+
+
+def test_a_usage_report_that_raises_never_costs_the_scored_row(allow):
+    row = run_one(allow, AgentSpec("broken", lambda scenario: BrokenReport(1.0)), max_steps=4)
+    assert row["status"] == "completed" and row["termination_reason"] == "max_steps"
+    assert "agent.usage() raised RuntimeError: no meter" in row["warnings"]
+
+
+def test_an_agent_reused_across_episodes_is_charged_only_what_each_episode_spends(allow):
+    shared = BilledAgent(0.02)  # its usage() reports everything since it was made, like an LLM client's
+    first = run_episode(allow, shared, cost_limit=0.05)
+    second = run_episode(allow, shared, cost_limit=0.05)
+    assert first.termination_reason == second.termination_reason == "cost_limit"
+    assert len(first.trace) == len(second.trace) == 2  # the second episode got its own 0.05, not what was left
+    assert second.limit_hit is not None and second.limit_hit["spent_usd"] == pytest.approx(0.06)
 
 
 def test_a_budget_ending_is_scored_and_recorded_in_the_row(allow):

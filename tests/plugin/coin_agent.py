@@ -3,7 +3,8 @@
 Each trial's seed decides whether the agent plays the scenario's reference
 trajectory (it passes) or refuses everything (it fails), with probability P:
 trials of one scenario differ, and the same seeds give the same outcomes in
-every run.
+every run. Each agent built appends its scenario id to ``coin-builds.log`` in
+the working folder, so a test can count the episodes that were started.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ class CoinAgent:
 
     def __init__(self, scenario, p):
         self.scenario, self.p, self.inner = scenario, p, None
+        with open("coin-builds.log", "a") as log:  # one line per episode built (tests count them)
+            print(scenario.scenario_id, file=log)
 
     def set_seed(self, seed):
         good = random.Random(seed).random() < self.p

@@ -48,6 +48,9 @@ def test_sequential_verdicts_equal_the_full_runs_with_fewer_trials(pytester, par
     assert all(r["trial_mode"] == "sequential" for r in sequential["rows"])
     # Fewer trials ran; the rest are skipped items that say why, counted, and the run is complete.
     assert block["trials_run"] == len(sequential["rows"]) < block["trials_planned"] == len(full["rows"])
+    # Nothing ran ahead only to be thrown away: the episodes started are the trials run (both runs log here).
+    builds = (pytester.path / "coin-builds.log").read_text().splitlines()
+    assert len(builds) == len(full["rows"]) + block["trials_run"]
     assert block["trials_saved"] == sequential["_outcomes"]["skipped"] == block["trials_planned"] - block["trials_run"]
     assert sequential["complete"] is True and "curtailed K-of-N" in block["rule"]
     # Row rates of a sequential run are not comparable: it says so, and pass^k is not computed from it.
@@ -67,6 +70,7 @@ def test_the_min_pass_gate_reads_settled_verdicts_and_the_summary_states_the_rul
         "*FAIL baseline:deny: RET_001_* passed 0 of 2 trials run (at most 1 of 3), fewer than 2*",
     ])  # fmt: skip
     assert not any(line.startswith("  FAIL coin") for line in result.stdout.lines)
+    result.stdout.fnmatch_lines(["*Paired comparison: not computed for sequential trials*"])
     assert result.ret == 8
     result.stdout.fnmatch_lines(["*SKIPPED*settled: met 2/3 after 2 trials (2 passed, 0 failed); trial 2 not needed*"])
 
@@ -78,7 +82,11 @@ def test_the_min_pass_gate_reads_settled_verdicts_and_the_summary_states_the_rul
         (["--pibench-trial-mode=sequential", "--pibench-min-pass=2/3", "--pibench-trials=5"],
          "*--pibench-trials 5 differs from N of --pibench-min-pass 2/3*"),
         (["--pibench-trial-mode=sequential", "--pibench-min-pass=2/3", "--pibench-fail-under=pass^2=0.5"],
-         "*pass^k needs every trial*"),
+         "*--pibench-fail-under pass^2>=0.5 reads rates over rows, which sequential trials skew*"),
+        (["--pibench-trial-mode=sequential", "--pibench-min-pass=2/3", "--pibench-fail-under=compliance=0.5"],
+         "*--pibench-fail-under compliance>=0.5 reads rates over rows*gate on --pibench-min-pass K/N*"),
+        (["--pibench-trial-mode=sequential", "--pibench-min-pass=2/3", "--pibench-baseline=base.json"],
+         "*--pibench-baseline reads rates over rows*"),
         (["--pibench-trial-mode=adaptive"], "*--pibench-trial-mode: choose fixed or sequential*"),
     ],
 )
@@ -124,3 +132,30 @@ def test_shards_of_a_sequential_run_merge_into_the_same_verdicts(pytester):
     assert verdicts == {sid: e["verdict"] for sid, e in whole["sequential"]["scenarios"]["coin:0.5"].items()}
     # A shard holds only some of a scenario's trials, so it saves fewer of them; the verdicts stay exact.
     assert block["trials_run"] + block["trials_saved"] == block["trials_planned"] == whole["sequential"]["trials_planned"]
+
+
+def test_a_sequential_run_is_neither_a_baseline_nor_compared_as_rates_and_a_fixed_resume_drops_its_mode(pytester):
+    sequential = _run(pytester, "--pibench-min-pass=2/3", "--pibench-trial-mode=sequential")
+    (pytester.path / "r.json").rename(pytester.path / "seq.json")
+    refused = pytester.runpytest("--pibench-agent=coin:0.5", *SELECT, "--pibench-baseline=seq.json")
+    assert refused.ret == 4
+    refused.stderr.fnmatch_lines(["*seq.json is a run of sequential trials*cannot be a baseline*"])
+    compared = subprocess.run([sys.executable, "-m", "pytest_pibench", "compare", "seq.json", "seq.json"],
+                              cwd=pytester.path, capture_output=True, text=True, check=False)  # fmt: skip
+    assert compared.returncode != 0 and "rows of sequential trials" in compared.stderr
+    resumed = _run(pytester, "--pibench-trials=3", "--pibench-resume=seq.json")
+    assert all("trial_mode" not in r for r in resumed["rows"])
+    assert sum(1 for r in resumed["rows"] if r["resume"]["reused"]) == len(sequential["rows"])
+    assert resumed["agents"]["coin:0.5"]["metrics"]["extended"]["pass_hat_k"]  # every trial ran: pass^k again
+    assert resumed["validity"]["valid"] is True
+
+
+def test_the_min_pass_gate_fails_a_scenario_whose_every_trial_was_an_error():
+    from pytest_pibench.plugin.gates import check_gates
+    from pytest_pibench.plugin.options import Settings
+
+    rows = [{"agent": "a", "scenario_id": "S", "trial": t, "status": "error", "all_passed": False} for t in range(3)]
+    rows += [{"agent": "a", "scenario_id": "T", "trial": t, "status": "completed", "all_passed": True} for t in range(2)]
+    verdict = check_gates(Settings(agents=("a",), min_pass=(2, 3)), {"a": {}}, rows, None)
+    assert not verdict.passed
+    assert "FAIL a: S ran 0 of the 3 trials --pibench-min-pass 2/3 needs" in verdict.lines

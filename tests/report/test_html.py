@@ -171,9 +171,12 @@ def test_a_chart_without_intervals_draws_no_whiskers():
 
 
 def test_a_sequential_run_shows_its_verdicts_on_the_cards(finra_files):
-    document = _document(["oracle"], finra_files[:3])
-    document["sequential"] = {"min_pass": "3/4", "scenarios": {"oracle": {
-        "A": {"verdict": "met"}, "B": {"verdict": "met"}, "C": {"verdict": "unsettled"}}}}  # fmt: skip
+    from pytest_pibench.results.sequential import sequential_summary
+
+    document = _document(["oracle", "baseline:deny"], finra_files[:3])
+    skipped = [{"agent": "oracle", "scenario_id": r["scenario_id"]} for r in document["rows"] if r["agent"] == "oracle"]
+    document["sequential"] = sequential_summary(document["rows"], skipped, 1, 2)  # 1 of 2: one pass settles it
     html = render_html([("run", document)])
-    assert "<dt>met 3/4 / not / unsettled (sequential)</dt><dd>2 / 0 / 1</dd>" in html
+    assert "<dt>met 1/2 / not / unsettled (sequential)</dt><dd>3 / 0 / 0</dd>" in html  # the oracle passed each
+    assert "<dt>met 1/2 / not / unsettled (sequential)</dt><dd>0 / 0 / 3</dd>" in html  # one failure settles nothing
     assert "(sequential)" not in render_html([("run", _document(["oracle"], finra_files[:3]))])
