@@ -155,6 +155,7 @@ def run_one(
         agent_obj = _build_agent(spec, loaded)
         user = user_factory(loaded) if user_factory else None
         judge_obj = judge_factory() if judge_factory else judge
+        before = _spent_before(agent_obj, user, judge_obj)
         episode = run_episode(
             loaded,
             agent_obj,
@@ -195,7 +196,7 @@ def run_one(
         if not judge_outage:
             return failed
         failed["step_count"] = episode.step_count
-        return _with_usage(failed, agent_obj, user, judge_obj)  # the agent's calls were paid for
+        return _with_usage(failed, agent_obj, user, judge_obj, before)  # the agent's calls were paid for
     row = scenario_row(
         loaded,
         result,
@@ -205,13 +206,29 @@ def run_one(
         domain_name=domain_name,
         include_transcript=include_transcript,
     )
-    return _with_usage(row, agent_obj, user, judge_obj)
+    return _with_usage(row, agent_obj, user, judge_obj, before)
 
 
-def _with_usage(row: ResultRow, agent: Any, user: Any, judge: Any) -> ResultRow:
+def _spent_before(agent: Any, user: Any, judge: Any) -> dict[str, UsageReport]:
+    """What each participant reported before the episode: a reused one (``module:instance``) reports its life."""
+    out: dict[str, UsageReport] = {}
+    for role, participant in (("agent", agent), ("user", user), ("judge", judge)):
+        spent = _usage(participant)[0]
+        if spent and any(spent.values()):
+            out[role] = spent
+    return out
+
+
+def _with_usage(
+    row: ResultRow, agent: Any, user: Any, judge: Any, before: dict[str, UsageReport] | None = None
+) -> ResultRow:
+    """The row with what each participant spent in this episode (``usage``, by role)."""
     usage: dict[str, UsageReport] = {}
     for role, participant in (("agent", agent), ("user", user), ("judge", judge)):
         spent, problem = _usage(participant)
+        earlier: dict[str, Any] = dict((before or {}).get(role) or {})
+        if spent and earlier:
+            spent = cast(UsageReport, {k: round(v - earlier.get(k, 0), 10) for k, v in spent.items()})
         if spent:
             usage[role] = spent
         if problem:

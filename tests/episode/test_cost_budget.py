@@ -127,3 +127,12 @@ def test_a_budget_ending_is_scored_and_recorded_in_the_row(allow):
     row = run_one(allow, AgentSpec("billed", lambda scenario: BilledAgent(0.02)), cost_limit=0.05)
     assert row["status"] == "completed" and row["termination_reason"] == "cost_limit"
     assert row["limit_hit"]["limit"] == "episode_cost_limit" and row["usage"]["agent"]["cost_usd"] == 0.06
+
+
+def test_a_reused_agents_row_reports_only_what_its_episode_spent(allow):
+    shared = BilledAgent(0.02)
+    spec = AgentSpec("shared", lambda scenario: shared)
+    rows = [run_one(allow, spec, trial=t, max_steps=4) for t in range(2)]
+    # usage() reports its whole life (0.04 after one episode of two agent turns, 0.08 after two)
+    assert [r["usage"]["agent"]["cost_usd"] for r in rows] == [pytest.approx(0.04), pytest.approx(0.04)]
+    assert [r["usage"]["agent"]["calls"] for r in rows] == [2, 2]
