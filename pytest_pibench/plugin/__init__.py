@@ -137,12 +137,9 @@ def pytest_configure(config: pytest.Config) -> None:
         if problem:
             raise pytest.UsageError(f"--pibench-fail-under: {problem}")
     if settings.trial_mode == "sequential":
-        _sequential_gates_only(settings)
-    if settings.trial_mode == "sequential" and settings.min_pass is not None:
-        from pytest_pibench.plugin.keys import SEQUENTIAL_KEY
-        from pytest_pibench.results.sequential import SequentialTrials
+        from pytest_pibench.plugin.sequential import configure_sequential
 
-        config.stash[SEQUENTIAL_KEY] = SequentialTrials(*settings.min_pass)
+        configure_sequential(config, settings)
     collector = ResultCollector(config, settings)
     if settings.baseline and not hasattr(config, "workerinput"):
         try:
@@ -154,24 +151,6 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(f"--pibench-baseline: {problem}")
     config.pluginmanager.register(collector, "pibench-results")
     _load_resume(config, settings)
-
-
-def _sequential_gates_only(settings: Settings) -> None:
-    """Sequential trials gate on their K-of-N verdicts only: every other gate reads rates over rows.
-
-    How many rows a scenario leaves depends on the agent's own outcomes (a
-    failing scenario may settle after fewer trials than a passing one), so a
-    rate over rows, pass^k or a row-by-row baseline comparison could flatter it.
-    """
-    given = [f"--pibench-fail-under {gate}" for gate in settings.fail_under]
-    if settings.baseline:
-        given.append("--pibench-baseline")
-    if given:
-        raise pytest.UsageError(
-            f"--pibench-trial-mode sequential: {', '.join(given)} reads rates over rows, which sequential trials "
-            "skew (a scenario leaves as many rows as it took to settle); gate on --pibench-min-pass K/N "
-            "(N/N is pass^N per scenario), or run fixed trials"
-        )
 
 
 def _check_outputs(config: pytest.Config, settings: Settings) -> None:
