@@ -155,7 +155,13 @@ def run_one(
         agent_obj = _build_agent(spec, loaded)
         user = user_factory(loaded) if user_factory else None
         judge_obj = judge_factory() if judge_factory else judge
-        before = _spent_before(agent_obj, user, judge_obj)
+        # A participant reused across episodes reports its whole life: charge the row only this episode's part.
+        # A fresh one keeps everything it reports (what building it cost belongs to this episode).
+        before = _spent_before(
+            agent_obj if spec.shared else None,
+            user if getattr(user_factory, "pibench_shared", False) else None,
+            judge_obj if judge_factory is None else None,
+        )
         episode = run_episode(
             loaded,
             agent_obj,
@@ -210,7 +216,7 @@ def run_one(
 
 
 def _spent_before(agent: Any, user: Any, judge: Any) -> dict[str, UsageReport]:
-    """What each participant reported before the episode: a reused one (``module:instance``) reports its life."""
+    """What the reused participants given (the others are None) reported before the episode."""
     out: dict[str, UsageReport] = {}
     for role, participant in (("agent", agent), ("user", user), ("judge", judge)):
         spent = _usage(participant)[0]

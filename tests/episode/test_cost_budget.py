@@ -131,8 +131,14 @@ def test_a_budget_ending_is_scored_and_recorded_in_the_row(allow):
 
 def test_a_reused_agents_row_reports_only_what_its_episode_spent(allow):
     shared = BilledAgent(0.02)
-    spec = AgentSpec("shared", lambda scenario: shared)
-    rows = [run_one(allow, spec, trial=t, max_steps=4) for t in range(2)]
+
+    def reuse(scenario):
+        return shared
+
+    reuse.pibench_shared = True  # what a module:instance spec builds: one object for every episode
+    rows = [run_one(allow, AgentSpec("shared", reuse), trial=t, max_steps=4) for t in range(2)]
     # usage() reports its whole life (0.04 after one episode of two agent turns, 0.08 after two)
     assert [r["usage"]["agent"]["cost_usd"] for r in rows] == [pytest.approx(0.04), pytest.approx(0.04)]
     assert [r["usage"]["agent"]["calls"] for r in rows] == [2, 2]
+    fresh = run_one(allow, AgentSpec("fresh", lambda scenario: BilledAgent(0.02)), max_steps=4)
+    assert fresh["usage"]["agent"]["cost_usd"] == pytest.approx(0.04)  # a fresh agent keeps all it reports
