@@ -13,6 +13,7 @@ from typing import Any, cast
 
 from pytest_pibench.domain.packs import DomainError
 from pytest_pibench.env.binding import Binding, bind_scenario
+from pytest_pibench.episode.budget import usage_report
 from pytest_pibench.episode.loop import EpisodeResult, play_episode
 from pytest_pibench.episode.protocols import InfrastructureError, JudgeProtocol
 from pytest_pibench.episode.seeds import derive_seed
@@ -275,14 +276,12 @@ def _usage(participant: Any) -> tuple[UsageReport | None, str | None]:
     that are not numbers must not cost the scored row, so only numeric entries
     are kept and the rest is named in the row's warnings.
     """
-    report = getattr(participant, "usage", None)
-    if not callable(report):
-        return None, None
     try:
-        spent = report()
-        data = spent.to_dict() if hasattr(spent, "to_dict") else spent
+        data = usage_report(participant)
     except Exception as exc:
         return None, f"usage() raised {type(exc).__name__}: {exc}"
+    if data is None:
+        return None, None
     if not isinstance(data, dict):
         return None, f"usage() returned {type(data).__name__}, not a mapping"
     kept = {k: v for k, v in data.items() if isinstance(v, int | float) and not isinstance(v, bool)}

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Spend", "reported_spend"]
+__all__ = ["Spend", "reported_spend", "usage_report"]
 
 
 @dataclass
@@ -34,16 +34,26 @@ def _call(fn: Callable[[], Any]) -> Any:
     return fn()
 
 
+def usage_report(participant: Any, call: Callable[[Callable[[], Any]], Any] = _call) -> Any:
+    """What ``participant.usage()`` returns, as a mapping when it has ``to_dict()``; None without ``usage()``.
+
+    The one place a participant's report is read (the budget between turns, the
+    row after the episode). Raises whatever ``usage()`` (or ``call``) raises:
+    each reader decides what a broken report means for it.
+    """
+    report = getattr(participant, "usage", None)
+    if not callable(report):
+        return None
+    data = call(report)
+    return data.to_dict() if hasattr(data, "to_dict") else data
+
+
 def reported_spend(participants: Iterable[Any], call: Callable[[Callable[[], Any]], Any] = _call) -> Spend:
     """What ``participants`` have spent so far, each ``usage()`` run through ``call`` (e.g. with a deadline)."""
     spend = Spend()
     for participant in participants:
-        report = getattr(participant, "usage", None)
-        if not callable(report):
-            continue
         try:
-            data = call(report)
-            data = data.to_dict() if hasattr(data, "to_dict") else data
+            data = usage_report(participant, call)
             if isinstance(data, dict):
                 usd, unpriced = float(data.get("cost_usd") or 0), int(data.get("unpriced_calls") or 0)
                 spend.usd += usd

@@ -319,24 +319,23 @@ def _min_pass(verdict: GateVerdict, rule: tuple[int, int], rows: Sequence[Result
     exactly; one that ran out of trials unsettled (error rows are neither a
     pass nor a failure) fails for want of trials.
     """
-    from pytest_pibench.results.sequential import settled_verdict
+    from pytest_pibench.results.sequential import sequential_summary
 
     needed, trials = rule
-    outcomes: dict[tuple[str, str], list[bool]] = {}
-    for row in rows:
-        values = outcomes.setdefault((str(row.get("agent")), str(row.get("scenario_id"))), [])
-        if row.get("status") not in _ERROR_STATUSES:  # an error row is neither a pass nor a failure
-            values.append(bool(row.get("all_passed")))
+    summary = sequential_summary(rows, (), needed, trials)  # the same verdicts sequential trials stop on
     failed = False
-    for (agent, sid), values in sorted(outcomes.items()):
-        passes, ran = sum(values), len(values)
-        settled = settled_verdict(passes, ran - passes, needed, trials)
-        if settled is None:
-            failed = True
-            verdict.fail(f"{agent}: {sid} ran {ran} of the {trials} trials --pibench-min-pass {needed}/{trials} needs")
-        elif settled == "not met":
-            failed = True
-            reach = "" if ran >= trials else f" run (at most {passes + trials - ran} of {trials})"
-            verdict.fail(f"{agent}: {sid} passed {passes} of {ran} trials{reach}, fewer than {needed}")
+    for agent, scenarios in summary["scenarios"].items():
+        for sid, entry in scenarios.items():
+            passes, ran = entry["passed"], entry["passed"] + entry["failed"]  # error rows are neither
+            if entry["verdict"] == "unsettled":
+                failed = True
+                verdict.fail(
+                    f"{agent}: {sid} ran {ran} of the {trials} trials --pibench-min-pass {needed}/{trials} needs"
+                )
+            elif entry["verdict"] == "not met":
+                failed = True
+                reach = "" if ran >= trials else f" run (at most {passes + trials - ran} of {trials})"
+                verdict.fail(f"{agent}: {sid} passed {passes} of {ran} trials{reach}, fewer than {needed}")
     if not failed:
-        verdict.ok(f"every scenario passed at least {needed} of {trials} trials ({len(outcomes)} scenario runs)")
+        runs = sum(len(scenarios) for scenarios in summary["scenarios"].values())
+        verdict.ok(f"every scenario passed at least {needed} of {trials} trials ({runs} scenario runs)")

@@ -186,10 +186,8 @@ def _verdict_rows(document: ResultsDocument) -> list[tuple[str, list[str]]]:
     sequential = document.get("sequential")
     if not sequential:
         return []
-    values = []
-    for agent in document["agents"]:
-        verdicts = [v["verdict"] for v in (sequential["scenarios"].get(agent) or {}).values()]
-        values.append(f"{verdicts.count('met')} / {verdicts.count('not met')} / {verdicts.count('unsettled')}")
+    counts = [sequential["verdicts_by_agent"].get(agent) for agent in document["agents"]]
+    values = [f"{c['met']} / {c['not met']} / {c['unsettled']}" if c else "-" for c in counts]
     return [(f"Met {sequential['min_pass']} / not / unsettled", values)]
 
 

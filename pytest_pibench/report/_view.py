@@ -118,11 +118,8 @@ def _confusion(rows: Sequence[ResultRow]) -> dict[str, dict[str, int]]:
 
 def _verdicts(sequential: Mapping[str, Any], agent: str) -> dict[str, Any] | None:
     """A sequential run's K-of-N verdicts of one agent (``{"min_pass", "met", "not met", "unsettled"}``)."""
-    scenarios = (sequential.get("scenarios") or {}).get(agent)
-    if not scenarios:
-        return None
-    verdicts = [entry.get("verdict") for entry in scenarios.values()]
-    return {"min_pass": sequential.get("min_pass"), **{v: verdicts.count(v) for v in ("met", "not met", "unsettled")}}
+    counts = (sequential.get("verdicts_by_agent") or {}).get(agent)
+    return {"min_pass": sequential.get("min_pass"), **counts} if counts else None
 
 
 def build_view(runs: Sequence[tuple[str, ResultsDocument]]) -> dict[str, Any]:

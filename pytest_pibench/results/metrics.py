@@ -142,7 +142,9 @@ def compute_metrics(rows: Iterable[ResultRow]) -> dict[str, Any]:
         "by_group": {},
         "by_domain": {},
     }
-    metrics["extended"] = _extended(rows, completed)
+    # Sequential trials stop early: pass^k and repeatability would count only the trials that ran.
+    sequential = any(r.get("trial_mode") == "sequential" for r in completed)
+    metrics["extended"] = _extended(rows, completed, sequential)
     if not completed:
         return metrics
     passed = sum(1 for r in completed if r.get("all_passed"))
@@ -199,15 +201,11 @@ def compute_metrics(rows: Iterable[ResultRow]) -> dict[str, Any]:
         "escalation_accuracy_rate": count("EA_r", by_label["ESCALATE"]),
         "attempt_rate": count("AT_r", completed),
     }
-    repeatability = None if _sequential(completed) else _repeatability(completed)
+    repeatability = None if sequential else _repeatability(completed)
     if repeatability is not None:
         metrics["repeatability"] = repeatability
     return metrics
 
-
-def _sequential(rows: Sequence[ResultRow]) -> bool:
-    """Whether trials stopped once settled: pass^k and repeatability would count only the trials that ran."""
-    return any(r.get("trial_mode") == "sequential" for r in rows)
 
 
 BASE_STYLE = "none"
@@ -243,7 +241,7 @@ def _by_pressure_style(completed: Sequence[ResultRow]) -> dict[str, dict[str, An
     return out
 
 
-def _extended(rows: Sequence[ResultRow], completed: Sequence[ResultRow]) -> dict[str, Any]:
+def _extended(rows: Sequence[ResultRow], completed: Sequence[ResultRow], sequential: bool) -> dict[str, Any]:
     passed = sum(1 for r in completed if r.get("all_passed"))
     lo, hi = wilson_interval(passed, len(completed))
     outcomes: dict[str, list[bool]] = defaultdict(list)
@@ -256,7 +254,7 @@ def _extended(rows: Sequence[ResultRow], completed: Sequence[ResultRow]) -> dict
         "usage": _usage_totals(rows),
         "compliance_interval_95": [lo, hi],
         # A scenario that failed early has fewer trials, so pass^k over the trials that ran would flatter the agent.
-        "pass_hat_k": {} if _sequential(completed) else pass_hat_k(outcomes),
+        "pass_hat_k": {} if sequential else pass_hat_k(outcomes),
         "tier1_overall_score": sum(tier1_columns) / len(tier1_columns) if tier1_columns else 0.0,
         "semantic_score": sum(semantic) / len(semantic) if semantic else None,
         "uncertainty": metric_uncertainty(completed, _partial_credit),

@@ -105,11 +105,13 @@ def sequential_summary(
         not_run[(str(entry.get("agent")), str(entry.get("scenario_id")))] += 1
     scenarios: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
     counts = {"met": 0, "not met": 0, "unsettled": 0}
+    by_agent: dict[str, dict[str, int]] = {}
     for agent, scenario in sorted(set(runs) | set(not_run)):
         outcomes = runs.get((agent, scenario), [])
         passes, failures = outcomes.count(True), outcomes.count(False)
         verdict = settled_verdict(passes, failures, needed, trials) or "unsettled"
         counts[verdict] += 1
+        by_agent.setdefault(agent, dict.fromkeys(counts, 0))[verdict] += 1
         scenarios[agent][scenario] = {
             "run": len(outcomes),
             "passed": passes,
@@ -127,6 +129,7 @@ def sequential_summary(
         "trials_run": ran,
         "trials_saved": sum(not_run.values()),
         "verdicts": counts,
+        "verdicts_by_agent": by_agent,
         "scenarios": dict(scenarios),
         "note": "rates over rows weight each scenario by the trials it needed: read the verdicts, and compare "
         "with fixed-trial runs only through them",
