@@ -29,9 +29,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
+
+from pytest_pibench.inputs import argument_type, finite_float, whole_number
 
 __all__ = ["USAGE_ERROR", "main"]
 
@@ -49,6 +51,12 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         self.exit(USAGE_ERROR, f"{self.prog}: error: {message}\n")
+
+
+def _number(low: float | None = None, high: float | None = None, *, low_open: bool = False, high_open: bool = False
+            ) -> Callable[[str], float]:  # fmt: skip
+    """An argparse type: a finite number in range; NaN, infinity or a value out of range is a usage error (exit 4)."""
+    return argument_type(lambda text: finite_float(text, low, high, low_open=low_open, high_open=high_open), "number")
 
 
 def _existing(path: str) -> str:
@@ -133,7 +141,8 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
             parser.add_argument(alias, help=f"upstream's name of --{option.name}", **kwargs)
     parser.add_argument("--agent-llm", metavar="MODEL", help="shortcut for --agent litellm:MODEL")
     parser.add_argument("--user-llm", metavar="MODEL", help="shortcut for --user litellm:MODEL")
-    parser.add_argument("--workers", type=int, metavar="N", help="parallel worker processes (pytest-xdist -n)")
+    parser.add_argument("--workers", type=argument_type(lambda text: whole_number(text, 1), "int"), metavar="N",
+                        help="parallel worker processes (pytest-xdist -n)")  # fmt: skip
 
 
 def _pytest_args(args: argparse.Namespace, paths: list[str], extra: list[str]) -> list[str]:
@@ -301,20 +310,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     report.add_argument(
         "--max-error-rate",
-        type=float,
+        type=_number(0, 1),
         help="error-row budget per agent (default: the run's own --pibench-max-error-rate)",
     )
     compare = commands.add_parser("compare", help="paired comparison of two agents: better, worse, not distinguishable")
     compare.add_argument("file", nargs="+", help="two results files, or one holding two agents")
     compare.add_argument("--a", help="agent A (the reference)")
     compare.add_argument("--b", help="agent B (compared with A)")
-    compare.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    compare.add_argument(
+        "--alpha",
+        type=_number(0, 1, low_open=True, high_open=True),
+        default=0.05,
+        help="significance level (default 0.05)",
+    )
     compare.add_argument("--json", help="also write the comparison here as JSON")
     plan = commands.add_parser("plan", help="trials or scenarios needed to detect a difference, from a results file")
     plan.add_argument("file", help="a results file (its observed variance)")
-    plan.add_argument("--difference", type=float, required=True, help="the difference to detect (e.g. 0.1)")
-    plan.add_argument("--power", type=float, default=0.8, help="power (default 0.8)")
-    plan.add_argument("--alpha", type=float, default=0.05, help="two-sided level (default 0.05)")
+    plan.add_argument(
+        "--difference", type=_number(0, 1, low_open=True), required=True, help="the difference to detect (e.g. 0.1)"
+    )
+    plan.add_argument("--power", type=_number(0.5, 1, high_open=True), default=0.8, help="power (default 0.8)")
+    plan.add_argument(
+        "--alpha",
+        type=_number(0, 0.5, low_open=True, high_open=True),
+        default=0.05,
+        help="two-sided level (default 0.05)",
+    )
     plan.add_argument("--agent", help="the agent of the file to plan from (default: its first)")
     plan.add_argument("--json", help="also write the plan here as JSON")
     commands.add_parser("schema", help="print the JSON Schema of scenario files")

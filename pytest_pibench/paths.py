@@ -92,7 +92,8 @@ def _clearly_not_a_scenario(path: Path) -> bool:
     except OSError:
         return False  # unreadable: the loader says why
     try:
-        data = json.loads(raw.removeprefix(codecs.BOM_UTF8).decode("utf-8"))
+        # Only the shape matters here: integers stay text, so a 5000-digit one is valid JSON, not a ValueError.
+        data = json.loads(raw.removeprefix(codecs.BOM_UTF8).decode("utf-8"), parse_int=str)
     except (ValueError, RecursionError):  # not UTF-8, not JSON, empty
         return False
     return not (isinstance(data, dict) and not SCENARIO_KEYS.isdisjoint(data))

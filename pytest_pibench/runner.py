@@ -6,6 +6,8 @@ exception: see :func:`run_one` for which row and for what still raises.
 
 from __future__ import annotations
 
+import math
+import time
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -14,8 +16,16 @@ from typing import Any, cast
 from pytest_pibench.domain.packs import DomainError
 from pytest_pibench.env.binding import Binding, bind_scenario
 from pytest_pibench.episode.budget import usage_report
+from pytest_pibench.episode.caller import (
+    CallTimeout,
+    ParticipantCaller,
+    ParticipantRaised,
+    bound_traceback,
+    is_real_stop,
+)
 from pytest_pibench.episode.loop import EpisodeResult, play_episode
 from pytest_pibench.episode.protocols import InfrastructureError, JudgeProtocol
+from pytest_pibench.episode.reply import plain_copy
 from pytest_pibench.episode.seeds import derive_seed
 from pytest_pibench.evaluation import evaluate
 from pytest_pibench.participants.specs import AgentSpec, resolve_agent
@@ -55,6 +65,7 @@ def run_episode(
     max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
     observer_mode: str = "audit_only",
     cost_limit: float | None = None,
+    caller: ParticipantCaller | None = None,
 ) -> EpisodeResult:
     """Run one episode of ``scenario`` with ``agent`` and ``user``.
 
@@ -77,6 +88,8 @@ def run_episode(
             ``meta.observer_mode`` wins.
         cost_limit: US dollars the agent and user may spend (their ``usage()`` reports); the
             turn that reaches it ends the episode as ``cost_limit`` (scored like ``max_steps``).
+        caller: the :class:`ParticipantCaller` that built the agent, so the episode's calls run
+            on the same thread (its deadline is reset to the episode's).
 
     Raises:
         ScenarioError, DomainError, AgentSpecError: when the episode cannot start
@@ -104,6 +117,7 @@ def run_episode(
         max_tool_calls=max_tool_calls,
         observer_mode=observer_mode,
         cost_limit=cost_limit,
+        caller=caller,
     )
 
 
@@ -153,12 +167,15 @@ def run_one(
             loaded = load_scenario(target) if isinstance(target, Path) else target
         binding = bind_scenario(loaded)
         domain_name = binding.domain.name
-        agent_obj = _build_agent(spec, loaded)
-        user = user_factory(loaded) if user_factory else None
+        # Building the agent runs its code: under the episode timeout, on the thread its episode will use.
+        caller = ParticipantCaller(None if timeout is None else time.monotonic() + timeout)
+        agent_obj = _build_agent(spec, loaded, caller)
+        user = _build_user(user_factory, loaded, caller) if user_factory else None
         judge_obj = judge_factory() if judge_factory else judge
         # A participant reused across episodes reports its whole life: charge the row only this episode's part.
         # A fresh one keeps everything it reports (what building it cost belongs to this episode).
         before = _spent_before(
+            caller,
             agent_obj if spec.shared else None,
             user if getattr(user_factory, "pibench_shared", False) else None,
             judge_obj if judge_factory is None else None,
@@ -176,13 +193,18 @@ def run_one(
             max_tool_calls=max_tool_calls,
             observer_mode=observer_mode,
             cost_limit=cost_limit,
+            caller=caller,
         )
         judging = True
         result = evaluate(loaded, episode, judge=judge_obj, judge_votes=judge_votes)
-    except Exception as exc:
+    except BaseException as exc:
+        if is_real_stop(exc):
+            raise
         judge_outage = judging and isinstance(exc, InfrastructureError)
         broken_scenario = isinstance(exc, ScenarioError | DomainError)  # the scenario's defect, not the agent's
-        if judge_outage:
+        if isinstance(exc, _UserFailed):
+            message, cause, reason = str(exc), "user_simulator", "user_error"
+        elif judge_outage:
             message, cause, reason = f"judge unreachable: {exc}", "infrastructure", "infra_error"
         elif broken_scenario:
             message, cause, reason = f"{type(exc).__name__}: {exc}", "scenario", "scenario_error"
@@ -196,14 +218,14 @@ def run_one(
             agent=spec.name,
             domain_name=domain_name,
             seed=seed,
-            traceback=traceback.format_exc(),
+            traceback=bound_traceback(traceback.format_exc()),
             cause=cause,
             termination_reason=reason,
         )
         if not judge_outage:
             return failed
         failed["step_count"] = episode.step_count
-        return _with_usage(failed, agent_obj, user, judge_obj, before)  # the agent's calls were paid for
+        return _with_usage(failed, caller, agent_obj, user, judge_obj, before)  # the agent's calls were paid for
     row = scenario_row(
         loaded,
         result,
@@ -213,26 +235,31 @@ def run_one(
         domain_name=domain_name,
         include_transcript=include_transcript,
     )
-    return _with_usage(row, agent_obj, user, judge_obj, before)
+    return _with_usage(row, caller, agent_obj, user, judge_obj, before)
 
 
-def _spent_before(agent: Any, user: Any, judge: Any) -> dict[str, UsageReport]:
+def _spent_before(caller: ParticipantCaller, agent: Any, user: Any, judge: Any) -> dict[str, UsageReport]:
     """What the reused participants given (the others are None) reported before the episode."""
     out: dict[str, UsageReport] = {}
     for role, participant in (("agent", agent), ("user", user), ("judge", judge)):
-        spent = _usage(participant)[0]
+        spent = _usage(participant, caller)[0]
         if spent and any(spent.values()):
             out[role] = spent
     return out
 
 
 def _with_usage(
-    row: ResultRow, agent: Any, user: Any, judge: Any, before: dict[str, UsageReport] | None = None
+    row: ResultRow,
+    caller: ParticipantCaller,
+    agent: Any,
+    user: Any,
+    judge: Any,
+    before: dict[str, UsageReport] | None = None,
 ) -> ResultRow:
     """The row with what each participant spent in this episode (``usage``, by role)."""
     usage: dict[str, UsageReport] = {}
     for role, participant in (("agent", agent), ("user", user), ("judge", judge)):
-        spent, problem = _usage(participant)
+        spent, problem = _usage(participant, caller)
         earlier: dict[str, Any] = dict((before or {}).get(role) or {})
         if spent and earlier:
             spent = cast(UsageReport, {k: round(v - earlier.get(k, 0), 10) for k, v in spent.items()})
@@ -246,47 +273,79 @@ def _with_usage(
 
 
 class _UnbuildableAgent:
-    """Stands in for an agent whose construction raised: the episode ends as its ``agent_error``.
+    """Stands in for an agent whose construction failed: the episode ends as its ``agent_error``.
 
     Building the agent is the agent's own code (a class, a factory), so its
-    failure is scored against it like any other, not kept apart as an error row.
+    failure (an exception of any kind, or a hang past the timeout) is scored
+    against it like any other, not kept apart as an error row.
     """
 
-    def __init__(self, error: Exception) -> None:
-        self.error = error  # keeps its traceback: the episode's error shows both
+    def __init__(self, what: str, tb: str = "") -> None:
+        self.what = what
+        self.tb = tb
 
     def init_state(self, *args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError(f"the agent could not be built: {type(self.error).__name__}: {self.error}") from self.error
+        raise RuntimeError(f"the agent could not be built: {self.what}\n\n{self.tb}".rstrip())
 
     def generate(self, message: Any, state: Any) -> Any:  # pragma: no cover - init_state fails first
         raise RuntimeError("the agent could not be built")
 
 
-def _build_agent(spec: AgentSpec, scenario: Scenario) -> Any:
+class _UserFailed(Exception):
+    """Building the user simulator failed: an error row (the user is not the agent under test)."""
+
+
+def _build_user(factory: Callable[[Scenario], Any], scenario: Scenario, caller: ParticipantCaller) -> Any:
     try:
-        return spec.build(scenario)
-    except Exception as exc:
-        return _UnbuildableAgent(exc)
+        return caller(factory, scenario)
+    except CallTimeout:
+        raise _UserFailed("the user simulator could not be built before the episode timeout") from None
+    except ParticipantRaised as exc:
+        if exc.infrastructure:
+            raise exc.original or exc from None
+        raise _UserFailed(f"the user simulator could not be built: {exc.type_name}: {exc.text}") from None
 
 
-def _usage(participant: Any) -> tuple[UsageReport | None, str | None]:
+def _build_agent(spec: AgentSpec, scenario: Scenario, caller: ParticipantCaller) -> Any:
+    try:
+        return caller(spec.build, scenario)
+    except CallTimeout:
+        return _UnbuildableAgent("building it did not finish before the episode timeout")
+    except ParticipantRaised as exc:
+        if isinstance(exc.original, ScenarioError | DomainError) and spec.trusted:
+            raise exc.original from None  # a built-in (the oracle) found the scenario itself broken
+        return _UnbuildableAgent(f"{exc.type_name}: {exc.text}", exc.tb)
+
+
+def _usage(participant: Any, caller: ParticipantCaller) -> tuple[UsageReport | None, str | None]:
     """What an LLM-backed participant spent (``participant.usage()``), if it reports it, and what was wrong.
 
-    The report is the participant's own code: one that raises or holds values
-    that are not numbers must not cost the scored row, so only numeric entries
+    The report is the participant's own code: run through ``caller`` with 5
+    seconds to answer, and one that raises, hangs or holds values that are not
+    finite numbers must not cost the scored row, so only finite numeric entries
     are kept and the rest is named in the row's warnings.
     """
+    if participant is None:
+        return None, None
+    builtin = bool(getattr(type(participant), "pibench_builtin", False))  # trusted: read without a thread hop
     try:
-        data = usage_report(participant)
-    except Exception as exc:
-        return None, f"usage() raised {type(exc).__name__}: {exc}"
+        report: tuple[UsageReport | None, str | None] = caller(_read_usage, participant, limit=5.0, direct=builtin)
+    except CallTimeout:
+        return None, "usage() did not return within 5 seconds"
+    except ParticipantRaised as exc:
+        return None, f"usage() raised {exc.type_name}: {exc.text}"
+    return report
+
+
+def _read_usage(participant: Any) -> tuple[UsageReport | None, str | None]:
+    data, _ = plain_copy(usage_report(participant))  # a plain copy: the report's own methods never run again
     if data is None:
         return None, None
     if not isinstance(data, dict):
         return None, f"usage() returned {type(data).__name__}, not a mapping"
-    kept = {k: v for k, v in data.items() if isinstance(v, int | float) and not isinstance(v, bool)}
-    dropped = sorted(str(k) for k in data if k not in kept)
-    problem = f"usage() entries that are not numbers were left out: {', '.join(dropped)}" if dropped else None
+    kept = {k: v for k, v in data.items() if type(v) in (int, float) and math.isfinite(v)}
+    dropped = sorted(str(k)[:100] for k in data if k not in kept)
+    problem = f"usage() entries that are not finite numbers were left out: {', '.join(dropped)}" if dropped else None
     return cast(UsageReport, kept), problem
 
 

@@ -27,6 +27,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pytest_pibench.domain.packs import canonical_domain_name
+from pytest_pibench.inputs import InputError, http_url
 from pytest_pibench.participants.specs import resolve_agent, resolve_user
 from pytest_pibench.paths import bundled_scenarios_dir
 from pytest_pibench.results.document import Journal, results_document
@@ -77,13 +78,18 @@ class Assessment:
 
 
 def _http_url(value: Any, what: str) -> str:
-    text = str(value or "").strip()
-    parts = urlsplit(text)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    """The URL a request names, when it can be one (the plugin's rule: :func:`~pytest_pibench.inputs.http_url`).
+
+    Refused before any episode: a port past 65535, a host such as 256.1.1.1, another scheme, user information.
+    """
+    if not isinstance(value, str) or not value.strip():
         raise AssessmentRequestError(f"{what} must be an http(s) URL, got {value!r}")
-    if "@" in parts.netloc:
-        raise AssessmentRequestError(f"{what} must not hold user information, got {value!r}")
-    return text.rstrip("/")
+    try:
+        return http_url(value.strip())
+    except InputError as exc:
+        if "user information" in str(exc):
+            raise AssessmentRequestError(f"{what} must not hold user information, got {value!r}") from None
+        raise AssessmentRequestError(f"{what} must be an http(s) URL: {exc}") from None
 
 
 def url_allowed(url: str, prefixes: Sequence[str]) -> bool:
@@ -91,10 +97,17 @@ def url_allowed(url: str, prefixes: Sequence[str]) -> bool:
 
     Compared parsed, not as text: ``http://a:1@b/`` is host ``b`` whatever its first characters.
     """
-    target = urlsplit(url)
+    try:
+        target = urlsplit(url)
+        origin = (target.scheme, target.hostname, target.port)
+    except ValueError:  # a port past 65535, a broken IPv6 host: no origin, so never allowed
+        return False
     for prefix in prefixes:
         allowed = urlsplit(prefix)
-        same_origin = (target.scheme, target.hostname, target.port) == (allowed.scheme, allowed.hostname, allowed.port)
+        try:
+            same_origin = origin == (allowed.scheme, allowed.hostname, allowed.port)
+        except ValueError:
+            continue
         base = allowed.path.rstrip("/")
         if same_origin and "@" not in target.netloc and (target.path == base or target.path.startswith(base + "/")):
             return True

@@ -30,6 +30,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pytest_pibench.a2a._green_executor import BoundedTaskStore, GreenExecutor, request_payload
 from pytest_pibench.a2a.serving import serve_forever
+from pytest_pibench.inputs import MAX_CONCURRENCY, argument_type, http_url, whole_number
 from pytest_pibench.vocab import __version__
 
 __all__ = ["MAX_REQUEST_BYTES", "GreenExecutor", "green_app", "green_card", "main", "request_payload"]
@@ -132,17 +133,22 @@ def green_app(
     return _BodyLimit(Starlette(routes=routes), MAX_REQUEST_BYTES)
 
 
+_url = argument_type(http_url, "URL")
+"""An http(s) URL flag: one that cannot be a URL (port 99999, host 256.1.1.1) is a usage error (exit 2)."""
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """``pi-bench-green``: serve the benchmark over A2A until interrupted."""
     parser = argparse.ArgumentParser(prog="pi-bench-green", description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0 only when asked)")
-    parser.add_argument("--port", type=int, default=9009)
-    parser.add_argument("--card-url", help="the URL the agent card advertises (behind a proxy or in a container)")
+    parser.add_argument("--port", type=argument_type(lambda t: whole_number(t, 0, 65535), "port"), default=9009,
+                        help="port to listen on, 0 for any free one (default 9009)")  # fmt: skip
+    parser.add_argument("--card-url", type=_url, help="the URL the card advertises (behind a proxy, in a container)")
     parser.add_argument("--max-concurrency", type=int, default=8, help="episodes in flight per assessment, at most")
     parser.add_argument("--results-dir", type=Path, help="keep each assessment's results file here")
     parser.add_argument("--max-assessments", type=int, default=4, help="assessments running at once, at most")
     parser.add_argument(
-        "--allow-url", action="append", default=[], metavar="URL",
+        "--allow-url", action="append", default=[], metavar="URL", type=_url,
         help="only agents (and users) at this origin, under this path, may be assessed (repeatable; default: any)",
     )  # fmt: skip
     parser.add_argument(
@@ -150,8 +156,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="a litellm model callers may ask for as user simulator, on this server's keys (default: none)",
     )  # fmt: skip
     args = parser.parse_args(argv)
-    if not 1 <= args.max_concurrency <= 256:
-        parser.error("--max-concurrency must be between 1 and 256")
+    if not 1 <= args.max_concurrency <= MAX_CONCURRENCY:
+        parser.error(f"--max-concurrency must be between 1 and {MAX_CONCURRENCY}")
     if not 1 <= args.max_assessments <= 64:
         parser.error("--max-assessments must be between 1 and 64")
     serve_forever(

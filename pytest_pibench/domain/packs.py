@@ -129,7 +129,10 @@ def set_domain_paths(paths: Sequence[str | Path]) -> None:
 
 def is_pack(directory: Path) -> bool:
     """Whether ``directory`` holds a domain pack (``tools.py`` or a declarative ``tools.json``)."""
-    return (directory / "tools.py").is_file() or (directory / TOOLS_FILE).is_file()
+    try:
+        return (directory / "tools.py").is_file() or (directory / TOOLS_FILE).is_file()
+    except OSError:  # a scenario's domain name too long for a path: no pack, so an UnknownDomainError, not a crash
+        return False
 
 
 def load_domain(name: str, *, search_roots: Sequence[Path] = ()) -> Domain:
@@ -216,7 +219,10 @@ def load_domain_dir(directory: Path, *, name: str | None = None) -> Domain:
 
 def _load(directory: Path, name: str) -> Domain:
     policy_file = directory / "policy.md"
-    policy = policy_file.read_text(encoding="utf-8") if policy_file.is_file() else ""
+    try:
+        policy = policy_file.read_text(encoding="utf-8") if policy_file.is_file() else ""
+    except (OSError, UnicodeDecodeError) as exc:  # a DomainError is the pack's error row, never a crash of the run
+        raise DomainError(f"{policy_file}: cannot read: {exc.strerror if isinstance(exc, OSError) else exc}") from None
     db_file = directory / "db.json"
     base_db: dict[str, Any] = {}
     if db_file.is_file():

@@ -192,7 +192,11 @@ def _policy_text(scenario: Scenario, domain: Domain, root: Path | None, source: 
         if found is None:
             where = ", ".join(str(c) for c in candidates)
             raise ScenarioError(source, [("policy_context.policy_text_ref", f"file not found: {where}")])
-        text = _read_policy(found.resolve())
+        try:
+            text = _read_policy(found.resolve())
+        except (OSError, UnicodeDecodeError) as exc:  # the scenario's own file: its error row, not the harness's
+            problem = f"cannot read {found}: {exc.strerror if isinstance(exc, OSError) else exc}"
+            raise ScenarioError(source, [("policy_context.policy_text_ref", problem)]) from None
     else:
         text = domain.policy_text
     if not text.strip():

@@ -10,9 +10,12 @@ number is noted as a problem, never an ending.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
+
+from pytest_pibench.episode.caller import ParticipantRaised
 
 __all__ = ["Spend", "reported_spend", "usage_report"]
 
@@ -39,25 +42,50 @@ def usage_report(participant: Any, call: Callable[[Callable[[], Any]], Any] = _c
 
     The one place a participant's report is read (the budget between turns, the
     row after the episode). Raises whatever ``usage()`` (or ``call``) raises:
-    each reader decides what a broken report means for it.
+    each reader decides what a broken report means for it. Everything that
+    runs the participant's code (the look-up, the call, ``to_dict()``) runs
+    inside ``call``.
     """
-    report = getattr(participant, "usage", None)
-    if not callable(report):
-        return None
-    data = call(report)
-    return data.to_dict() if hasattr(data, "to_dict") else data
+
+    def read() -> Any:
+        report = getattr(participant, "usage", None)
+        if not callable(report):
+            return None
+        data = report()
+        return data.to_dict() if hasattr(data, "to_dict") else data
+
+    return call(read)
 
 
-def reported_spend(participants: Iterable[Any], call: Callable[[Callable[[], Any]], Any] = _call) -> Spend:
-    """What ``participants`` have spent so far, each ``usage()`` run through ``call`` (e.g. with a deadline)."""
+def _amounts(data: Any) -> tuple[float, int]:
+    """``(cost_usd, unpriced_calls)`` of a report, each a finite number (else ValueError: a budget cannot see NaN)."""
+    usd, unpriced = float(data.get("cost_usd") or 0), float(data.get("unpriced_calls") or 0)
+    if not (math.isfinite(usd) and math.isfinite(unpriced)):
+        raise ValueError(f"cost_usd={usd!r}, unpriced_calls={unpriced!r} are not finite numbers")
+    return usd, int(unpriced)
+
+
+def reported_spend(participants: Iterable[Any], call: Callable[..., Any] = _call) -> Spend:
+    """What ``participants`` have spent so far, each ``usage()`` read through ``call`` (e.g. with a deadline)."""
     spend = Spend()
     for participant in participants:
+        if participant is None:
+            continue
+        builtin = bool(getattr(type(participant), "pibench_builtin", False))  # trusted: read without a thread hop
+
+        def read(participant: Any = participant) -> tuple[float, int] | None:
+            data = usage_report(participant)
+            return _amounts(dict(data)) if isinstance(data, dict) else None
+
         try:
-            data = usage_report(participant, call)
-            if isinstance(data, dict):
-                usd, unpriced = float(data.get("cost_usd") or 0), int(data.get("unpriced_calls") or 0)
-                spend.usd += usd
-                spend.unpriced_calls += unpriced
-        except Exception as exc:  # raised, timed out, or not a number: the budget cannot see this participant
-            spend.problems.append(f"usage() could not be read ({type(exc).__name__}: {exc})")
+            amounts = call(read, direct=builtin) if builtin else call(read)
+        except ParticipantRaised as exc:  # raised, or not a number: the budget cannot see this participant
+            spend.problems.append(f"usage() could not be read ({exc.type_name}: {exc.text})")
+            continue
+        except Exception as exc:  # timed out (CallTimeout), or raised through a plain call
+            spend.problems.append(f"usage() could not be read ({type(exc).__name__}: {exc})"[:2_000])
+            continue
+        if amounts is not None:
+            spend.usd += amounts[0]
+            spend.unpriced_calls += amounts[1]
     return spend

@@ -1,49 +1,134 @@
-"""Participant calls against the episode deadline, on one thread per episode."""
+"""Participant calls against the episode deadline, on one thread per episode.
+
+Everything a participant's code raises comes back as :class:`ParticipantRaised`,
+a plain ``Exception`` carrying only strings: ``SystemExit``,
+``GeneratorExit``, a ``KeyboardInterrupt`` raised by the participant itself,
+an exception whose ``__str__`` raises or hangs. Only a real stop (Ctrl-C or
+SIGTERM from outside, see :mod:`~pytest_pibench.episode.interrupt`) is raised
+as ``KeyboardInterrupt``.
+"""
 
 from __future__ import annotations
 
 import queue
 import threading
 import time
+import traceback
 from typing import Any
 
 from pytest_pibench.episode import interrupt
+from pytest_pibench.episode.protocols import InfrastructureError
 
-__all__ = ["CallTimeout", "ParticipantCaller"]
+__all__ = [
+    "TRACEBACK_LIMIT",
+    "CallTimeout",
+    "ParticipantCaller",
+    "ParticipantRaised",
+    "bound_traceback",
+    "is_real_stop",
+]
+
+TRACEBACK_LIMIT = 8_000
+"""Characters kept of a participant's traceback: its first 2,000 and its last 6,000 (the raising frames)."""
 
 
 class CallTimeout(Exception):
     """The call did not return before the episode's deadline (it was abandoned)."""
 
 
+class ParticipantRaised(Exception):
+    """A participant's call raised: the exception described in strings, safe to keep and to show.
+
+    ``infrastructure`` is True for an :class:`InfrastructureError` (a model
+    provider or network stayed unreachable: not the participant's own failure).
+    """
+
+    def __init__(
+        self, type_name: str, text: str, tb: str, *, infrastructure: bool = False, original: BaseException | None = None
+    ) -> None:
+        super().__init__(f"{type_name}: {text}" if text else type_name)
+        self.original = original
+        """The exception itself: for the harness to recognise its own (never read for text: that is done)."""
+        self.type_name = type_name
+        self.text = text
+        self.tb = tb
+        self.infrastructure = infrastructure
+
+
+def bound_traceback(text: str, limit: int = TRACEBACK_LIMIT) -> str:
+    """``text`` when it fits, else its head and tail around a marker (a RecursionError's is 100 KB and more)."""
+    if len(text) <= limit:
+        return text
+    head, tail = limit // 4, limit - limit // 4
+    return f"{text[:head]}\n… [traceback cut: {len(text) - limit:,} characters] …\n{text[-tail:]}"
+
+
+def _safe_text(exc: BaseException) -> str:
+    try:
+        text = str(exc)
+    except BaseException:  # the participant's own __str__ failed: say so instead
+        return "<the exception's text could not be read>"
+    return text if type(text) is str else "<the exception's text is not a string>"
+
+
+def _describe(exc: BaseException) -> ParticipantRaised:
+    """``exc`` in strings, made on the thread that caught it (under the deadline: its ``__str__`` is foreign code)."""
+    try:
+        tb = "".join(traceback.format_exception(exc))
+    except BaseException:
+        tb = ""
+    return ParticipantRaised(
+        type(exc).__name__,
+        _safe_text(exc)[:2_000],
+        bound_traceback(tb),
+        infrastructure=isinstance(exc, InfrastructureError),
+        original=exc,
+    )
+
+
+def is_real_stop(exc: BaseException) -> bool:
+    """Whether ``exc`` caught around a direct call is a stop from outside rather than the participant's own.
+
+    A signal only ever interrupts the main thread; when stop signals are
+    watched, a real one is recorded before the ``KeyboardInterrupt`` is raised.
+    Unwatched (the Python API), a ``KeyboardInterrupt`` on the main thread is
+    taken to be Ctrl-C.
+    """
+    if not isinstance(exc, KeyboardInterrupt):
+        return False
+    if interrupt.requested():
+        return True
+    return threading.current_thread() is threading.main_thread() and not interrupt.watching()
+
+
 class ParticipantCaller:
     """Runs participant calls against the episode deadline.
 
-    A participant whose class sets ``pibench_builtin = True`` (the built-in
-    oracle, baselines and scripted user: computed from the scenario, they
-    never wait and never change the messages they are given) is called
-    directly, and the loop gives it and takes from it messages without
-    defensive copies. A subclass that waits (a model, a network) or changes
-    messages sets it to False.
+    ``direct=True`` calls ``fn`` on the caller's thread: for the built-in
+    participants (the oracle, the baselines and the scripted user: classes with
+    ``pibench_builtin = True``, computed from the scenario, never waiting), for
+    whom a thread hop per call would only cost time.
 
-    With a deadline, every call of the episode runs on one daemon thread (so
-    agents that keep thread-bound resources, such as an event loop, see the same
-    thread throughout); a call that overruns is abandoned with its thread, which
-    cannot block interpreter exit.
+    With a deadline, every other call of the episode runs on one daemon thread
+    (so participants that keep thread-bound resources, such as an event loop,
+    see the same thread throughout); a call that overruns is abandoned with its
+    thread, which cannot block interpreter exit. The deadline can be moved
+    (:attr:`deadline`) between calls: an agent is built under one and plays its
+    episode under the next, on the same thread.
     """
 
     def __init__(self, deadline: float | None) -> None:
         self.deadline = deadline
         self._jobs: queue.SimpleQueue[tuple[Any, tuple[Any, ...], dict[str, Any], threading.Event]] | None = None
 
-    def _worker(self) -> None:
-        assert self._jobs is not None
-        while True:
-            fn, args, outcome, done = self._jobs.get()
+    @staticmethod
+    def _worker(jobs: queue.SimpleQueue[tuple[Any, tuple[Any, ...], dict[str, Any], threading.Event]]) -> None:
+        while True:  # its own queue: an abandoned worker that wakes up later finds no more work, never another's
+            fn, args, outcome, done = jobs.get()
             try:
                 outcome["value"] = fn(*args)
-            except BaseException as exc:  # re-raised in the episode's thread
-                outcome["error"] = exc
+            except BaseException as exc:  # whatever it is, it came from the participant: described here
+                outcome["error"] = _describe(exc)
             done.set()
 
     @staticmethod
@@ -65,15 +150,25 @@ class ParticipantCaller:
             if remaining <= 0.2:
                 return False
 
-    def __call__(self, fn: Any, *args: Any, limit: float | None = None) -> Any:
+    def __call__(self, fn: Any, *args: Any, limit: float | None = None, direct: bool = False) -> Any:
+        """``fn(*args)``'s value.
+
+        Raises:
+            ParticipantRaised: whatever ``fn`` raised, ``BaseException`` included.
+            CallTimeout: ``fn`` did not return before the deadline (or within ``limit`` seconds).
+            KeyboardInterrupt: a stop from outside (Ctrl-C, SIGTERM), never the participant's own.
+        """
         deadline = self.deadline if limit is None else time.monotonic() + limit
-        if deadline is None or getattr(getattr(fn, "__self__", None), "pibench_builtin", False):
-            # No deadline, or a built-in participant (oracle, baselines, scripted user) that computes its
-            # answer from the scenario and cannot hang: a thread hop per call would only cost time.
-            return fn(*args)
+        if deadline is None or direct:
+            try:
+                return fn(*args)
+            except BaseException as exc:
+                if is_real_stop(exc):
+                    raise
+                raise _describe(exc) from None
         if self._jobs is None:
             self._jobs = queue.SimpleQueue()
-            threading.Thread(target=self._worker, name="pibench-participant", daemon=True).start()
+            threading.Thread(target=self._worker, args=(self._jobs,), name="pibench-participant", daemon=True).start()
         outcome: dict[str, Any] = {}
         done = threading.Event()
         self._jobs.put((fn, args, outcome, done))
@@ -85,5 +180,7 @@ class ParticipantCaller:
             self._jobs = None  # the worker is stuck: later calls get a fresh one
             raise CallTimeout
         if "error" in outcome:
+            if interrupt.requested():  # a stop surfaced as the participant's exception (e.g. a broken wait)
+                raise KeyboardInterrupt
             raise outcome["error"]
         return outcome["value"]

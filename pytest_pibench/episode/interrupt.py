@@ -14,7 +14,7 @@ import threading
 from types import FrameType
 from typing import Any
 
-__all__ = ["install", "requested", "signal_name", "uninstall"]
+__all__ = ["install", "requested", "signal_name", "uninstall", "watching"]
 
 _REQUESTED = threading.Event()
 _SIGNAL: list[str] = []
@@ -24,6 +24,11 @@ _PREVIOUS: dict[int, Any] = {}
 def requested() -> bool:
     """True once SIGINT or SIGTERM arrived in this process."""
     return _REQUESTED.is_set()
+
+
+def watching() -> bool:
+    """True while :func:`install`'s handlers are in place (a stop from outside is then always recorded)."""
+    return bool(_PREVIOUS)
 
 
 def signal_name() -> str | None:

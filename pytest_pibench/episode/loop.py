@@ -28,17 +28,16 @@ A Ctrl-C or SIGTERM is never anyone's error: it stops the run.
 from __future__ import annotations
 
 import time
-import traceback
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from pytest_pibench.env.binding import Binding
 from pytest_pibench.episode import interrupt
 from pytest_pibench.episode.budget import Spend, reported_spend
-from pytest_pibench.episode.caller import CallTimeout, ParticipantCaller
+from pytest_pibench.episode.caller import CallTimeout, ParticipantCaller, ParticipantRaised
 from pytest_pibench.episode.messages import is_stop_signal, message_problem
 from pytest_pibench.episode.plain import final_state, jsonable
-from pytest_pibench.episode.protocols import InfrastructureError
+from pytest_pibench.episode.reply import Reply, read_reply
 from pytest_pibench.statediff import state_changes
 from pytest_pibench.vocab import (
     DEFAULT_MAX_ERRORS,
@@ -114,10 +113,12 @@ def play_episode(
     max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
     observer_mode: str = "audit_only",
     cost_limit: float | None = None,
+    caller: ParticipantCaller | None = None,
 ) -> EpisodeResult:
     """Play one episode of a bound scenario between participant objects (see :func:`run_episode`).
 
     Participant failures never raise: they end the episode with a reason.
+    ``caller`` is the one that built the agent (its calls then stay on that thread).
     """
     return _Episode(
         binding,
@@ -131,7 +132,7 @@ def play_episode(
         max_tool_calls=max_tool_calls,
         observer_mode=observer_mode,
         cost_limit=cost_limit,
-    ).run()
+    ).run(caller)
 
 
 class _Episode:
@@ -169,11 +170,16 @@ class _Episode:
         self.limit_hit: dict[str, Any] | None = None
         self.last_role = "agent"
         self.call = ParticipantCaller(None)
+        # Read once from the classes: the built-ins are trusted (no thread hop, no defensive copies).
+        self.builtin = {
+            role: bool(getattr(type(p), "pibench_builtin", False)) for role, p in (("agent", agent), ("user", user))
+        }
 
-    def run(self) -> EpisodeResult:
+    def run(self, caller: ParticipantCaller | None = None) -> EpisodeResult:
         started = time.monotonic()
         deadline = None if self.timeout is None else started + self.timeout
-        self.call = ParticipantCaller(deadline)
+        self.call = caller or ParticipantCaller(deadline)
+        self.call.deadline = deadline
         states: dict[str, Any] = {"agent": None, "user": None}
         current: dict[str, Any] | None = None
         try:
@@ -181,12 +187,7 @@ class _Episode:
         finally:
             current = self.messages[-1] if self.messages else None
             for role, participant in (("agent", self.agent), ("user", self.user)):
-                try:
-                    stop = getattr(participant, "stop", None)
-                    if stop is not None:
-                        self.call(stop, current, states[role], limit=5.0 if deadline else None)
-                except (Exception, SystemExit) as exc:  # cleanup must never lose the result
-                    self.warnings.append(f"{role}.stop raised {type(exc).__name__}: {exc}")
+                self._stop(role, participant, current, states[role], deadline)
         for index, message in enumerate(self.messages):
             message["turn_index"] = index
         ending_state = final_state(self.env.db)
@@ -217,6 +218,29 @@ class _Episode:
         self.error = {"role": role, "kind": kind, "message": message, "traceback": tb}
         return "infra_error" if kind == "infrastructure" else f"{role}_error"
 
+    def _stop(self, role: str, participant: Any, current: Any, state: Any, deadline: float | None) -> None:
+        """``stop(message, state)``, allowed 5 seconds (or the timeout, if shorter): cleanup never loses the result."""
+
+        def stop(message: Any, state: Any) -> None:
+            method = getattr(participant, "stop", None)
+            if method is not None:
+                method(message, state)
+
+        given = current if self.builtin[role] or current is None else jsonable(current)
+        allowed = None if deadline is None or self.timeout is None else min(5.0, self.timeout)
+        try:
+            self.call(stop, given, state, limit=allowed, direct=self.builtin[role])
+        except ParticipantRaised as exc:
+            self.warnings.append(f"{role}.stop raised {exc.type_name}: {exc.text}"[:2_000])
+        except CallTimeout:
+            self.warnings.append(f"{role}.stop did not return within {allowed:g} seconds (abandoned)")
+
+    def _raised(self, role: str, method: str, exc: ParticipantRaised) -> str:
+        """The ending for a participant call that raised: its own failure, or the infrastructure's."""
+        if exc.infrastructure:
+            return self._fail(role, "infrastructure", f"{role}.{method}: {exc.text}", exc.tb)
+        return self._fail(role, "exception", f"{role}.{method} raised {exc.type_name}: {exc.text}", exc.tb)
+
     def _start(self, states: dict[str, Any]) -> str | None:
         greeting = {"role": "assistant", "content": GREETING}
         self.messages.append(dict(greeting))
@@ -233,22 +257,23 @@ class _Episode:
             )
         )
         steps.append(("user", "init_state", self.user, (scenario.user_simulation.model_dump(),)))
+        missing = object()
         for role, method, participant, args in steps:
-            fn = getattr(participant, method, None)
-            if fn is None:
+
+            def step(*args: Any, participant: Any = participant, method: str = method) -> Any:
+                fn = getattr(participant, method, None)  # the lookup is the participant's code too
+                return missing if fn is None else fn(*args)
+
+            try:
+                value = self.call(step, *args, direct=self.builtin[role])
+            except CallTimeout:
+                return self._fail(role, "timeout", f"{role}.{method} did not return before the episode timeout")
+            except ParticipantRaised as exc:
+                return self._raised(role, method, exc)
+            if value is missing:
                 if method == "set_seed":
                     continue
                 return self._fail(role, "protocol", f"{role} has no {method}() method")
-            try:
-                value = self.call(fn, *args)
-            except CallTimeout:
-                return self._fail(role, "timeout", f"{role}.{method} did not return before the episode timeout")
-            except InfrastructureError as exc:
-                return self._fail(role, "infrastructure", f"{role}.{method}: {exc}", traceback.format_exc())
-            except Exception as exc:
-                return self._fail(
-                    role, "exception", f"{role}.{method} raised {type(exc).__name__}: {exc}", traceback.format_exc()
-                )
             if method == "init_state":
                 states[role] = value
         return None
@@ -300,58 +325,55 @@ class _Episode:
     ) -> tuple[dict[str, Any], str, str | None]:
         """One agent or user turn: returns (message, next role, termination reason or None)."""
         participant = self.agent if role == "agent" else self.user
+        builtin = self.builtin[role]
         wire_role = "assistant" if role == "agent" else "user"
         self.steps += 1
         self.last_role = role
-        generate = participant.generate
-        observe = getattr(participant, "observe", None) if role == "user" else None
-        if callable(observe):  # a user that reacts to what the agent did (ObservingUser): show it the episode
-            trace, seen = list(self.env.trace), [dict(m) for m in self.messages]
+        observing = role == "user" and callable(getattr(participant, "observe", None))
+        trace, seen = (list(self.env.trace), [dict(m) for m in self.messages]) if observing else ([], [])
 
-            def generate(message: dict[str, Any], state: Any) -> Any:
-                observe(trace, seen)
-                return participant.generate(message, state)
+        def turn(message: dict[str, Any], state: Any) -> Reply:
+            # Everything here is the participant's code or reads what it made: all of it under the deadline.
+            if observing:  # a user that reacts to what the agent did (ObservingUser): show it the episode
+                participant.observe(trace, seen)
+            returned = participant.generate(message, state)
+            if builtin:  # a built-in returns fresh builtins in a plain tuple
+                return Reply(returned[0], returned[1])
+            return read_reply(returned)
 
+        # A built-in participant neither keeps nor changes what it is given: no defensive copy.
+        given = incoming if builtin else jsonable(incoming)
         try:
-            # A built-in participant neither keeps nor changes what it is given: no defensive copy.
-            given = incoming if getattr(participant, "pibench_builtin", False) else jsonable(incoming)
-            returned = self.call(generate, given, states[role])
+            reply: Reply = self.call(turn, given, states[role], direct=builtin)
         except CallTimeout:
             raise _Failure(
                 self._fail(role, "timeout", f"{role}.generate did not return before the episode timeout")
             ) from None
-        except InfrastructureError as exc:
-            raise _Failure(self._fail(role, "infrastructure", f"{role}: {exc}", traceback.format_exc())) from None
-        except (Exception, SystemExit) as exc:  # even sys.exit() in agent code is one episode's error
-            raise _Failure(
-                self._fail(
-                    role, "exception", f"{role}.generate raised {type(exc).__name__}: {exc}", traceback.format_exc()
-                )
-            ) from None
-        if not (isinstance(returned, tuple) and len(returned) == 2):
-            kind = type(returned).__name__
-            raise _Failure(
-                self._fail(role, "invalid_message", f"{role}.generate must return (message, state), got {kind}")
-            )
-        message, new_state = returned
-        problem = message_problem(message, wire_role)
+        except ParticipantRaised as exc:  # even sys.exit() or KeyboardInterrupt in agent code is one episode's
+            raise _Failure(self._raised(role, "generate", exc)) from None
+        message = reply.message
+        problem = reply.problem or message_problem(message, wire_role)
         if problem:
-            if isinstance(message, dict):  # kept for the record; None is never appended
-                self.messages.append(jsonable(message))
-            raise _Failure(self._fail(role, "invalid_message", f"{role} message invalid: {problem}"))
-        states[role] = new_state
-        if not getattr(participant, "pibench_builtin", False):  # a built-in's messages are fresh builtins already
-            message = jsonable(message)
+            if isinstance(message, dict):  # kept for the record (markers in place of what JSON cannot hold)
+                self.messages.append(message)
+            prefix = f"{role}." if reply.problem and reply.message is None else f"{role} message invalid: "
+            raise _Failure(self._fail(role, "invalid_message", f"{prefix}{problem}"))
+        states[role] = reply.state
         self.messages.append(message)
+
+        def custom_stop(message: dict[str, Any]) -> bool:
+            is_stop = getattr(participant, "is_stop", None)
+            return False if is_stop is None else bool(is_stop(message))
+
         try:
-            custom_stop = bool(getattr(participant, "is_stop", lambda m: False)(message))
-        except Exception as exc:
+            stopping = self.call(custom_stop, message if builtin else jsonable(message), direct=builtin)
+        except CallTimeout:
             raise _Failure(
-                self._fail(
-                    role, "exception", f"{role}.is_stop raised {type(exc).__name__}: {exc}", traceback.format_exc()
-                )
+                self._fail(role, "timeout", f"{role}.is_stop did not return before the episode timeout")
             ) from None
-        if custom_stop or is_stop_signal(message):
+        except ParticipantRaised as exc:
+            raise _Failure(self._raised(role, "is_stop", exc)) from None
+        if stopping or is_stop_signal(message):
             return message, role, f"{role}_stop"
         if message.get("tool_calls"):
             return message, "environment", None

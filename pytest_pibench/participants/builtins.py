@@ -25,6 +25,7 @@ from pytest_pibench.env.binding import bind_scenario
 from pytest_pibench.episode.messages import build_tool_call, is_stop_signal
 from pytest_pibench.participants.a2a.scheme import A2A_SCHEME
 from pytest_pibench.participants.schemes import AgentSpecError, JudgeFactory, ParticipantFactory, Scheme
+from pytest_pibench.scenario.loading import ScenarioError
 from pytest_pibench.scenario.models import Scenario
 from pytest_pibench.toolkit import copy_record
 from pytest_pibench.toolkit.routine import RoutineCall, RoutineRequest, RoutineResult
@@ -69,6 +70,9 @@ class OracleAgent:
     after the customer agrees. Between calls it says ``replies`` in order, then
     a closing line. If the calls contain no ``record_decision``, one recording
     the trajectory's decision is appended (with the latest ``after_turn``).
+
+    Raises:
+        ScenarioError: when the scenario has no ``reference_trajectory`` (a ``scenario`` error row in a run).
     """
 
     pibench_builtin = True  # trusted by the episode loop (see episode.caller): a waiting subclass sets False
@@ -78,8 +82,11 @@ class OracleAgent:
     def __init__(self, scenario: Scenario) -> None:
         ref = scenario.reference_trajectory
         if ref is None:
-            raise AgentSpecError(
-                f"scenario {scenario.scenario_id} has no reference_trajectory; the oracle cannot run it"
+            # The scenario's gap, not an agent's failure: the runner turns a built-in's ScenarioError into a
+            # ``scenario`` error row (kept out of every rate), where an AgentSpecError would be scored.
+            raise ScenarioError(
+                str(scenario.source_path or scenario.scenario_id),
+                [("reference_trajectory", "missing: the oracle replays the gold trajectory and has none to replay")],
             )
         # Deep copies: the messages it returns go into the transcript as they are (pibench_builtin).
         calls = [(c.name, copy_record(c.arguments), c.after_turn) for c in ref.calls]

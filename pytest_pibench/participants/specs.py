@@ -61,6 +61,11 @@ class AgentSpec:
     build: Callable[[Scenario], Any]
 
     @property
+    def trusted(self) -> bool:
+        """True when this package built the factory (a built-in scheme): its errors are the harness's to read."""
+        return str(getattr(self.build, "__module__", "")).startswith("pytest_pibench.")
+
+    @property
     def shared(self) -> bool:
         """True when every episode gets the same object (a ``module:instance`` spec): never run two at once."""
         return bool(getattr(self.build, "pibench_shared", False))

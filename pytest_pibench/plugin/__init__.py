@@ -31,6 +31,7 @@ from pytest_pibench.plugin.keys import (
     SETTLED_KEY,
 )
 from pytest_pibench.plugin.options import Settings, add_options, read_settings
+from pytest_pibench.plugin.outputs import check_outputs
 
 __all__ = [
     "pytest_addhooks",
@@ -101,7 +102,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "pibench: a pi-bench scenario item")
     for label, mark in LABEL_MARKS.items():
         config.addinivalue_line("markers", f"{mark}: pi-bench scenarios labelled {label}")
-    _check_outputs(config, settings)
+    check_outputs(config, settings)  # writable, and no other run writes the results path
     if settings.agents:
         from pytest_pibench.participants.specs import AgentSpecError, resolve_agent
         from pytest_pibench.plugin.extensions import participant_schemes
@@ -130,7 +131,7 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(f"--pibench-judge: {exc}") from None
     from pytest_pibench.plugin.collector import ResultCollector  # light: no engine import at module level
     from pytest_pibench.plugin.gates import baseline_problem, parse_baseline_spec, unknown_metric
-    from pytest_pibench.results.document import load_baseline
+    from pytest_pibench.results.reading import read_baseline
 
     for gate in settings.fail_under:
         problem = unknown_metric(gate.metric)
@@ -143,7 +144,7 @@ def pytest_configure(config: pytest.Config) -> None:
     collector = ResultCollector(config, settings)
     if settings.baseline and not hasattr(config, "workerinput"):
         try:
-            collector.baseline = load_baseline(parse_baseline_spec(settings.baseline)[0])
+            collector.baseline = read_baseline(parse_baseline_spec(settings.baseline)[0])  # rows validated
             problem = baseline_problem(settings.baseline, collector.baseline, settings.agents)
         except ValueError as exc:
             problem = str(exc)
@@ -151,25 +152,6 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(f"--pibench-baseline: {problem}")
     config.pluginmanager.register(collector, "pibench-results")
     _load_resume(config, settings)
-
-
-def _check_outputs(config: pytest.Config, settings: Settings) -> None:
-    """An unwritable results, leaderboard or HTML path is a usage error before any episode runs.
-
-    Probed only when the run benchmarks (an agent, scenario folders, or an output
-    path given): a project's plain test run does no file I/O at start-up.
-    """
-    if hasattr(config, "workerinput"):
-        return
-    explicit = config.getoption("pibench_results") is not None or settings.leaderboard or settings.html
-    if not (settings.agents or settings.scenario_dirs or explicit):
-        return
-    from pytest_pibench.results.document import unwritable_reason
-
-    for option, path in (("results", settings.results), ("leaderboard", settings.leaderboard), ("html", settings.html)):
-        problem = unwritable_reason(path) if path else None
-        if problem:
-            raise pytest.UsageError(f"--pibench-{option}: {problem}")
 
 
 def _load_resume(config: pytest.Config, settings: Settings) -> None:

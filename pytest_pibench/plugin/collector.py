@@ -6,6 +6,10 @@ results file is folded from them at the end and written atomically, and says
 whether the run was complete. A scenario item that failed without a row (a
 crashed xdist worker, an exception in a fixture, a broken scenario file)
 becomes an error row, never a silent gap.
+
+A file that cannot be written (a full disk) never costs what is already on
+disk: the run stops, the summary is printed, the journal is kept, and the run
+exits 4 with the path and the reason.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from pytest_pibench.results.document import (
     results_document,
     validity,
 )
+from pytest_pibench.results.files import write_problem
 from pytest_pibench.results.types import ResultRow, ResultsDocument
 
 __all__ = ["ResultCollector", "results_document", "validity"]
@@ -61,6 +66,10 @@ class ResultCollector:
         self.planned_items: int | None = None
         self._xdist_planned = False
         self.journal = Journal(journal_path(settings.results)) if settings.results else None
+        self._journal_state = "new"
+        """``new``, ``open`` (it holds the carried rows), ``failed`` (appends failed) or ``unopened``."""
+        self.write_errors: list[str] = []
+        """Files that could not be written (a full disk...), one message each: the run exits 4."""
 
     # ------------------------------------------------------------------ planning
 
@@ -82,10 +91,17 @@ class ResultCollector:
         from pytest_pibench.plugin.keys import watch_stop_signals
 
         watch_stop_signals(self.config)
-        if self.journal is None or self.journal.is_open:
+        if self.journal is None or self._journal_state != "new":
             return
-        self.journal.open({"settings": self.settings.to_dict(), "started": now_iso()})
-        self.journal.planned(items)
+        try:
+            self.journal.open({"settings": self.settings.to_dict(), "started": now_iso()}, self._carried())
+            self.journal.planned(items)
+        except OSError as exc:
+            # The old journal and results file are untouched (the journal is replaced atomically).
+            self._journal_state = "unopened" if not self.journal.is_open else "failed"
+            self._write_failed(self.journal.path, exc)
+            return
+        self._journal_state = "open"
         assert self.settings.results
         placeholder = results_document(
             [],
@@ -97,7 +113,24 @@ class ResultCollector:
             max_error_rate=self.settings.max_error_rate,
         )
         placeholder["journal"] = self.journal.path.name
-        atomic_write_json(self.settings.results, placeholder)
+        try:
+            atomic_write_json(self.settings.results, placeholder)
+        except OSError as exc:
+            self._write_failed(self.settings.results, exc)
+
+    def _carried(self) -> list[ResultRow]:
+        """The rows of the run this one resumes from: its files may be the ones this run replaces."""
+        from pytest_pibench.plugin.keys import RESUME_KEY
+
+        index = self.config.stash.get(RESUME_KEY, None)
+        return list(index.rows.values()) if index is not None else []
+
+    def _write_failed(self, path: str | Path, exc: OSError) -> None:
+        """Record a file that could not be written and stop the run: what is finished stays on disk."""
+        problem = write_problem(path, exc)
+        self.write_errors.append(problem)
+        if self.session is not None and not self.session.shouldstop:
+            self.session.shouldstop = problem
 
     # ------------------------------------------------------------------ gathering
 
@@ -122,9 +155,14 @@ class ResultCollector:
             self.rows[report.nodeid] = cast(ResultRow, row)
             self.unscored.pop(report.nodeid, None)
             if self.journal is not None:
-                if not self.journal.is_open:
+                if self._journal_state == "new":
                     self._plan(self.planned_items or 1)
-                self.journal.append(self.rows[report.nodeid])
+                if self._journal_state == "open":
+                    try:
+                        self.journal.append(self.rows[report.nodeid])
+                    except OSError as exc:  # the rows before it are on disk; this one and later are in memory
+                        self._journal_state = "failed"
+                        self._write_failed(self.journal.path, exc)
             return
         settled = getattr(report, "pibench_settled", None)
         if isinstance(settled, dict):
@@ -184,7 +222,7 @@ class ResultCollector:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> Any:
-        if not self.is_worker and (self.rows or self.unscored or (self.journal and self.journal.is_open)):
+        if not self.is_worker and (self.rows or self.unscored or self._journal_state != "new"):
             self._finish(session)
         return (yield)
 
@@ -204,8 +242,6 @@ class ResultCollector:
         return None
 
     def _finish(self, session: pytest.Session) -> None:
-        from pytest_pibench.plugin.gates import check_gates
-
         rows = list(self.rows.values()) + self._crash_rows()
         wall = time.monotonic() - self.started
         ended_by = self._ended_by(session)
@@ -227,6 +263,14 @@ class ResultCollector:
             add_extension_metrics(self.config, self.document)
         finally:
             self._write_files(wall)  # a failing metrics hook never costs the results file
+        self._apply_gates(session)
+        if self.write_errors:  # whatever else happened, results that are not on disk come first
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
+
+    def _apply_gates(self, session: pytest.Session) -> None:
+        from pytest_pibench.plugin.gates import check_gates
+
+        assert self.document is not None
         exitstatus = session.exitstatus
         if exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
             return  # interrupted, internal or usage error: that is the outcome
@@ -253,9 +297,7 @@ class ResultCollector:
 
         assert self.document is not None
         if self.settings.results:
-            atomic_write_json(self.settings.results, self.document)
-            if self.journal is not None:
-                self.journal.close(remove=True)  # every row is in the results file now
+            self._write_results(self.settings.results)
         if self.settings.leaderboard:
             agents = list(self.document["agents"])
             for agent in agents:
@@ -269,11 +311,48 @@ class ResultCollector:
                     complete=self.document["complete"],
                     ended_by=self.document["ended_by"],
                 )
-                atomic_write_json(target, artifact)
+                try:
+                    atomic_write_json(target, artifact)
+                except OSError as exc:
+                    self._write_failed(target, exc)
         if self.settings.html:
             from pytest_pibench.report.html import write_html
 
-            write_html([(Path(self.settings.results or "this run").name, self.document)], self.settings.html)
+            try:
+                write_html([(Path(self.settings.results or "this run").name, self.document)], self.settings.html)
+            except OSError as exc:
+                self._write_failed(self.settings.html, exc)
+
+    def _write_results(self, results: str) -> None:
+        """Replace the results file by this run's document, never losing a row that is only in the old files.
+
+        A partial resumed run leaves rows of the run it resumes from that it
+        did not redo: they stay in the journal (its carried lines), which is
+        kept and named by the document so readers fold them back in. When the
+        journal never got them (it could not be written), the old results file
+        is their only copy and is left as it is.
+        """
+        assert self.document is not None and self.journal is not None
+        done = {_key(r) for r in self.document["rows"]}
+        kept = [] if self.document["complete"] else [r for r in self._carried() if _key(r) not in done]
+        if kept and self._journal_state in ("new", "unopened"):
+            self.write_errors.append(
+                f"{results} was left as it was: it holds {len(kept)} finished rows that this partial run "
+                f"did not redo and could not journal (the rows of this run are in the summary only)"
+            )
+            return
+        if kept:
+            self.document["journal"] = self.journal.path.name
+        try:
+            atomic_write_json(results, self.document)
+        except OSError as exc:  # the placeholder and the journal keep what finished
+            self._write_failed(results, exc)
+            if self._journal_state in ("open", "failed"):
+                which = "finished rows" if self._journal_state == "open" else "rows finished before it failed"
+                self.write_errors[-1] += f"; the {which} are in {self.journal.path} (--pibench-resume it)"
+            self.journal.close(remove=False)
+            return
+        self.journal.close(remove=not kept)  # every row is in the results file now (or kept for it)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.is_worker or self.document is None:
@@ -297,6 +376,10 @@ class ResultCollector:
             "agents": self.document["agents"],
             "gate": None if self.verdict is None else {"passed": self.verdict.passed, "lines": self.verdict.lines},
         }
+
+
+def _key(row: ResultRow) -> tuple[str, str, int]:
+    return (str(row.get("agent")), str(row.get("scenario_id")), int(row.get("trial") or 0))
 
 
 def _failure_text(report: pytest.TestReport) -> str:

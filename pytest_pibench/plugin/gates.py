@@ -249,7 +249,12 @@ def _compare(
 
 def _threshold(verdict: GateVerdict, agent: str, metrics: Mapping[str, Any], gate: Gate) -> None:
     value = metric_value(metrics, gate.metric)
-    if value is None:
+    if value is None and not metrics.get("completed"):  # every row an error row: no number, and no pass
+        verdict.fail(
+            f"{agent}: {gate.metric} has no value: no row was scored ({metrics.get('errors', 0)} error rows), "
+            f"and a run with no scored row cannot pass a gate (needed >= {gate.value:g})"
+        )
+    elif value is None:
         verdict.fail(f"{agent}: {gate.metric} is not available in this run (needed >= {gate.value:g})")
     elif value + 1e-12 < gate.value:
         verdict.fail(f"{agent}: {gate.metric} = {value:.4f} < {gate.value:g}")

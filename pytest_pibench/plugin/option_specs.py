@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pytest_pibench.inputs import MAX_CONCURRENCY, MAX_TIMEOUT, MAX_TRIALS
 from pytest_pibench.vocab import (
     DEFAULT_MAX_STEPS,
     DEFAULT_MAX_TOOL_CALLS,
@@ -72,7 +73,9 @@ OPTIONS: tuple[OptionSpec, ...] = (
         help="provider limit (repeatable): at most N requests to MODEL in flight and RPM started per minute, "
         "for the whole run (shared by agent, user and judge; split across -n workers), e.g. gpt-4o-mini=8/500",
     ),
-    OptionSpec("trials", "N", value_type=int, help="episodes per scenario and agent (default 1)"),
+    OptionSpec(
+        "trials", "N", value_type=int, help=f"episodes per scenario and agent (default 1, at most {MAX_TRIALS})"
+    ),
     OptionSpec(
         "trial-mode",
         "MODE",
@@ -83,8 +86,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "concurrency",
         "N",
         value_type=int,
-        help="episodes in flight in each process (default 1); composes with -n: workers x N in all; "
-        "results do not depend on it",
+        help=f"episodes in flight in each process (default 1, at most {MAX_CONCURRENCY}); composes with -n: "
+        "workers x N in all; results do not depend on it",
     ),
     OptionSpec(
         "seed", "N", value_type=int, help=f"base seed; per-trial seeds are derived by sha256 (default {DEFAULT_SEED})"
@@ -136,7 +139,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "timeout",
         "SECONDS",
         value_type=float,
-        help=f"wall-clock limit per episode, 0 for none (default {DEFAULT_TIMEOUT:g})",
+        help=f"wall-clock limit per episode, 0 for none, at most {MAX_TIMEOUT:g} (default {DEFAULT_TIMEOUT:g})",
     ),
     OptionSpec("results", "PATH", help=f"results file, '' for none (default {DEFAULT_RESULTS_PATH})"),
     OptionSpec("leaderboard", "PATH", help="write the AgentBeats leaderboard artifact here"),

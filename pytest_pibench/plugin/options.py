@@ -5,7 +5,6 @@ Kept free of heavy imports: it is read on every pytest start-up.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from pytest_pibench import inputs
+from pytest_pibench.inputs import InputError, finite_float, finite_json, whole_number
 from pytest_pibench.plugin.option_specs import OPTIONS, OptionSpec
 from pytest_pibench.vocab import (
     DEFAULT_MAX_ERROR_RATE,
@@ -189,24 +190,17 @@ def _raw(config: pytest.Config, name: str) -> Any:
     return None if value in ([], "") and name not in ("results",) else value
 
 
-def _number(config: pytest.Config, name: str, kind: type, minimum: float) -> Any:
+def _number(config: pytest.Config, name: str, kind: type, low: float, high: float, expected: str | None = None) -> Any:
+    """A numeric option, finite and within ``low``..``high`` (NaN and infinity refused), else a usage error."""
     value = _raw(config, name)
     if value is None:
         return _DEFAULTS[name.replace("-", "_")]
     try:
-        number = kind(value)
-    except (TypeError, ValueError):
-        raise pytest.UsageError(f"--pibench-{name}: expected a number, got {value!r}") from None
-    if number < minimum:
-        raise pytest.UsageError(f"--pibench-{name}: must be at least {minimum:g}, got {value!r}")
-    return number
-
-
-def _fraction(config: pytest.Config, name: str) -> float:
-    value = float(_number(config, name, float, 0))
-    if value > 1:
-        raise pytest.UsageError(f"--pibench-{name}: a fraction between 0 and 1, got {value:g}")
-    return value
+        if kind is int:
+            return whole_number(value, int(low), int(high), expected=expected)
+        return finite_float(value, low, high, expected=expected)
+    except InputError as exc:
+        raise pytest.UsageError(f"--pibench-{name}: {exc}") from None
 
 
 _GATE = re.compile(r"^\s*([^=]+?)\s*=\s*([-+0-9.eE]+)\s*$")
@@ -236,12 +230,10 @@ def _cost_limits(values: list[str]) -> dict[str, float]:
         scope = scope.strip() if sep else "run"
         if scope not in ("run", "episode"):
             raise pytest.UsageError(f"--pibench-cost-limit: USD, run=USD or episode=USD, got {text!r}")
-        try:
-            value = float(amount)
-        except ValueError:
-            value = -1.0
-        if not value > 0:
-            raise pytest.UsageError(f"--pibench-cost-limit: a positive amount of US dollars, got {text!r}")
+        try:  # infinity is no budget, and NaN would never be reached
+            value = finite_float(amount.strip(), 0, low_open=True)
+        except InputError:
+            raise pytest.UsageError(f"--pibench-cost-limit: a positive amount of US dollars, got {text!r}") from None
         if scope in limits:
             raise pytest.UsageError(f"--pibench-cost-limit: the {scope} budget is given twice")
         limits[scope] = value
@@ -258,26 +250,24 @@ def _choice(config: pytest.Config, name: str, choices: tuple[str, ...]) -> str:
 def _confidence(config: pytest.Config) -> float:
     raw = _raw(config, "confidence")
     try:
-        value = 0.95 if raw is None else float(raw)
-    except ValueError:
+        return 0.95 if raw is None else finite_float(raw, 0.5, 1, high_open=True)
+    except InputError:
         raise pytest.UsageError(f"--pibench-confidence: a number between 0.5 and 1, got {raw!r}") from None
-    if not 0.5 <= value < 1:
-        raise pytest.UsageError(f"--pibench-confidence: a number between 0.5 and 1, got {raw!r}")
-    return value
 
 
 def _min_pass(raw: Any) -> tuple[int, int] | None:
     if raw in (None, ""):
         return None
     match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", str(raw))
-    if not match or not 1 <= int(match.group(1)) <= int(match.group(2)):
-        raise pytest.UsageError(f"--pibench-min-pass: K/N with 1 <= K <= N (e.g. 3/4), got {raw!r}")
+    if not match or not 1 <= int(match.group(1)) <= int(match.group(2)) <= inputs.MAX_TRIALS:
+        limit = inputs.MAX_TRIALS
+        raise pytest.UsageError(f"--pibench-min-pass: K/N with 1 <= K <= N <= {limit} (e.g. 3/4), got {raw!r}")
     return int(match.group(1)), int(match.group(2))
 
 
 def _trials(config: pytest.Config, mode: str, min_pass: tuple[int, int] | None) -> int:
     """``--pibench-trials``; in sequential mode N of ``--pibench-min-pass K/N`` (the two must agree)."""
-    trials: int = _number(config, "trials", int, 1)
+    trials: int = _number(config, "trials", int, 1, inputs.MAX_TRIALS)
     if mode != "sequential":
         return trials
     if min_pass is None:
@@ -305,9 +295,10 @@ def _gates(values: list[str]) -> tuple[Gate, ...]:
         match = _GATE.match(text)
         if not match:
             raise pytest.UsageError(f"--pibench-fail-under: expected METRIC=VALUE, got {text!r}")
-        value = float(match.group(2))
-        if not 0.0 <= value <= 1.0:
-            raise pytest.UsageError(f"--pibench-fail-under {text!r}: values are fractions between 0 and 1")
+        try:
+            value = finite_float(match.group(2), 0, 1)
+        except InputError:
+            raise pytest.UsageError(f"--pibench-fail-under {text!r}: values are fractions between 0 and 1") from None
         gates.append(Gate(match.group(1), value))
     return tuple(gates)
 
@@ -318,9 +309,11 @@ def _key_values(name: str, values: list[str]) -> dict[str, Any]:
         key, sep, raw = text.partition("=")
         if not sep or not key.strip():
             raise pytest.UsageError(f"--pibench-{name}: expected KEY=VALUE, got {text!r}")
-        try:
-            out[key.strip()] = json.loads(raw)
-        except ValueError:
+        try:  # NaN and infinity are no JSON (RFC 8259): refused, not passed on to a provider or the results
+            out[key.strip()] = finite_json(raw)
+        except InputError:
+            raise pytest.UsageError(f"--pibench-{name}: {key.strip()} must be finite, got {raw!r}") from None
+        except (ValueError, RecursionError):
             out[key.strip()] = raw
     return out
 
@@ -356,7 +349,8 @@ def _shard(value: Any) -> tuple[int, int] | None:
 
 def read_settings(config: pytest.Config) -> Settings:
     """Read and check every option; a bad value is a usage error (exit code 4) with a message."""
-    timeout = _number(config, "timeout", float, 0)
+    most = inputs.MAX_TIMEOUT
+    timeout = _number(config, "timeout", float, 0, most, f"a number of seconds from 0 (none) to {most:g}")
     results = _raw(config, "results")
     agents = tuple(dict.fromkeys(a.strip() for a in (_raw(config, "agent") or []) if a.strip()))
     budgets = _cost_limits(list(_raw(config, "cost-limit") or []))
@@ -366,13 +360,13 @@ def read_settings(config: pytest.Config) -> Settings:
         agents=agents,
         user=(_raw(config, "user") or "scripted").strip(),
         trials=_trials(config, trial_mode, min_pass),
-        concurrency=_number(config, "concurrency", int, 1),
-        seed=_number(config, "seed", int, 0),
-        max_steps=_number(config, "max-steps", int, 1),
-        max_tool_calls_per_message=_number(config, "max-tool-calls-per-message", int, 1),
-        max_tool_calls=_number(config, "max-tool-calls", int, 1),
+        concurrency=_number(config, "concurrency", int, 1, inputs.MAX_CONCURRENCY),
+        seed=_number(config, "seed", int, 0, inputs.MAX_SEED),
+        max_steps=_number(config, "max-steps", int, 1, inputs.MAX_LIMIT),
+        max_tool_calls_per_message=_number(config, "max-tool-calls-per-message", int, 1, inputs.MAX_LIMIT),
+        max_tool_calls=_number(config, "max-tool-calls", int, 1, inputs.MAX_LIMIT),
         observer_mode=_observer_mode(config),
-        judge_votes=_number(config, "judge-votes", int, 1),
+        judge_votes=_number(config, "judge-votes", int, 1, inputs.MAX_LIMIT),
         cost_limit=budgets.get("run"),
         episode_cost_limit=budgets.get("episode"),
         timeout=timeout or None,
@@ -381,12 +375,12 @@ def read_settings(config: pytest.Config) -> Settings:
         html=_raw(config, "html"),
         fail_under=_gates(list(_raw(config, "fail-under") or [])),
         baseline=_raw(config, "baseline"),
-        tolerance=_number(config, "tolerance", float, 0),
+        tolerance=_number(config, "tolerance", float, 0, 1),
         gate_mode=_choice(config, "gate-mode", ("exact", "statistical")),
         confidence=_confidence(config),
         min_pass=min_pass,
         trial_mode=trial_mode,
-        max_error_rate=_fraction(config, "max-error-rate"),
+        max_error_rate=_number(config, "max-error-rate", float, 0, 1, "a fraction between 0 and 1"),
         resume=_raw(config, "resume"),
         scenario_dirs=tuple(Path(p) for p in config.getini("pibench_scenarios")),
         domain_paths=_domain_paths(config),

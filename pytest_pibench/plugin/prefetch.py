@@ -139,39 +139,56 @@ class EpisodePrefetcher:
 
 
 class _DaemonPool:
-    """A fixed set of daemon threads running jobs into futures.
+    """At most ``workers`` daemon threads running jobs into futures, started as jobs need them.
 
     Not ``ThreadPoolExecutor``: its threads are joined at interpreter exit, so
     one episode of an agent that hangs with no timeout would keep a stopped
     run (Ctrl-C, ``-x``) from exiting. Episodes left running when the session
-    ends are discarded; daemon threads never hold the process.
+    ends are discarded; daemon threads never hold the process. A thread starts
+    only when a job finds none idle, so a large ``--pibench-concurrency`` over a
+    few items starts a few threads, not ``workers`` of them.
     """
 
     def __init__(self, workers: int) -> None:
+        self.workers = workers
         self._jobs: queue.SimpleQueue[tuple[Future[ResultRow], Job] | None] = queue.SimpleQueue()
-        self._threads = [
-            threading.Thread(target=self._work, name=f"pibench-episode-{n}", daemon=True) for n in range(workers)
-        ]
-        for thread in self._threads:
-            thread.start()
+        self._threads: list[threading.Thread] = []
+        self._idle = 0
+        """Threads waiting for a job that no submitted job has claimed yet."""
+        self._lock = threading.Lock()
 
     def _work(self) -> None:
         while (task := self._jobs.get()) is not None:
             future, job = task
-            if not future.set_running_or_notify_cancel():
-                continue
-            try:
-                future.set_result(job())
-            except BaseException as exc:  # handed to the item that waits for it (Ctrl-C too)
-                future.set_exception(exc)
+            if future.set_running_or_notify_cancel():
+                try:
+                    future.set_result(job())
+                except BaseException as exc:  # handed to the item that waits for it (Ctrl-C too)
+                    future.set_exception(exc)
+            with self._lock:
+                self._idle += 1
 
     def submit(self, job: Job) -> Future[ResultRow]:
         future: Future[ResultRow] = Future()
+        with self._lock:
+            if self._idle:
+                self._idle -= 1  # an idle thread will take this job
+            elif len(self._threads) < self.workers:
+                thread = threading.Thread(target=self._work, name=f"pibench-episode-{len(self._threads)}", daemon=True)
+                self._threads.append(thread)
+                thread.start()
         self._jobs.put((future, job))
         return future
 
+    @property
+    def started(self) -> int:
+        """Threads started so far (at most ``workers``, and at most the jobs submitted)."""
+        return len(self._threads)
+
     def shutdown(self) -> None:
-        for _ in self._threads:
+        with self._lock:
+            threads = len(self._threads)
+        for _ in range(threads):
             self._jobs.put(None)
 
 

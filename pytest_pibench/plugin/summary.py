@@ -277,8 +277,10 @@ def write_summary(terminal: Any, collector: ResultCollector) -> None:
         terminal.write_line(line)
     for line in _comparisons(document):
         terminal.write_line(line)
-    if collector.settings.results:
+    if collector.settings.results and not collector.write_errors:
         terminal.write_line(f"Results: {collector.settings.results}")
+    for problem in collector.write_errors:  # a full disk: what is and is not on disk (exit code 4)
+        terminal.write_line(f"ERROR (exit code 4): {problem}", red=True)
     if collector.settings.html:
         terminal.write_line(f"HTML report: {collector.settings.html}")
     validity = document.get("validity")

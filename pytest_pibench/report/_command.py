@@ -17,43 +17,31 @@ from pathlib import Path
 from typing import Any
 
 from pytest_pibench.plugin.options import ERROR_BUDGET_EXIT_CODE
-from pytest_pibench.results.document import atomic_write_json, read_results
+from pytest_pibench.results.document import atomic_write_json
 from pytest_pibench.results.leaderboard import leaderboard_path, run_artifacts
 from pytest_pibench.results.merge import MergeError, merge_documents
+from pytest_pibench.results.reading import RowsError, read_rows_file
 from pytest_pibench.results.types import ResultsDocument
 
 __all__ = ["ReportError", "html_report", "read_run", "report_command"]
 
 
 class ReportError(Exception):
-    """A bad ``pi report`` input: a missing file, files that cannot be merged (exit code 4)."""
+    """A bad ``pi report`` / ``compare`` / ``plan`` input: a missing file, a malformed row, files that cannot be
+    merged (exit code 4)."""
 
 
 def read_run(path: str) -> ResultsDocument:
-    """A results document from our results file (a partial one folds its journal in), a journal,
-    or a pytest-json-report file."""
+    """A validated results document from our results file (a partial one folds its journal in), a journal,
+    or a pytest-json-report file (:func:`~pytest_pibench.results.reading.read_rows_file`).
+
+    Raises:
+        ReportError: naming the file, the row and the field of what is wrong with it.
+    """
     try:
-        return read_results(path)
-    except ValueError as first:
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            raise SystemExit(f"pi report: {first}") from None
-    if isinstance(data, dict) and isinstance(data.get("tests"), list):
-        rows = [t["metadata"]["pibench"] for t in data["tests"] if "pibench" in (t.get("metadata") or {})]
-        if rows:
-            block = data.get("pibench") or {}
-            document: ResultsDocument = {
-                "rows": rows,
-                "wall_time": round(float(data.get("duration") or 0.0), 3),
-                "complete": block.get("complete", True),
-            }
-            for key in ("validity", "settings", "benchmark_version", "format_version", "created"):
-                if block.get(key) is not None:
-                    document[key] = block[key]
-            return document
-        raise SystemExit(f"pi report: {path} has no pi-bench metadata (was the run made with --json-report?)")
-    raise SystemExit(f"pi report: {path} is neither a pi-bench results file nor a pytest-json-report file")
+        return read_rows_file(path)
+    except RowsError as exc:
+        raise ReportError(str(exc)) from None
 
 
 def report_command(

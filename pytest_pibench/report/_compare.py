@@ -41,6 +41,27 @@ def _only_agent(rows: Sequence[Any], name: str) -> str:
     return agents[0]
 
 
+def _check_paired(
+    files: Sequence[str], label_a: str, rows_a: Sequence[Any], label_b: str, rows_b: Sequence[Any]
+) -> None:
+    """Unlike things are not compared: with no scenario scored on both sides every difference would read 0."""
+    scenarios_a = {r["scenario_id"] for r in rows_a}
+    scenarios_b = {r["scenario_id"] for r in rows_b}
+    where = " and ".join(files)
+    if not scenarios_a & scenarios_b:
+        raise ReportError(
+            f"{where}: field 'scenario_id': no scenario in common between {label_a} and {label_b} "
+            f"({len(scenarios_a)} and {len(scenarios_b)} scenarios): compare runs of the same scenarios"
+        )
+    scored_a = {r["scenario_id"] for r in rows_a if r["status"] == "completed"}
+    scored_b = {r["scenario_id"] for r in rows_b if r["status"] == "completed"}
+    if not scored_a & scored_b:
+        raise ReportError(
+            f"{where}: field 'status': no scenario in common was scored on both sides ({label_a}: {len(scored_a)} "
+            f"scored, {label_b}: {len(scored_b)}; error rows are not scored): there is nothing to compare"
+        )
+
+
 def format_comparison(label_a: str, label_b: str, comparison: dict[str, Any]) -> list[str]:
     """The comparison as text lines: one per metric, B minus A with its interval, p-value and verdict."""
     lines = [f"{label_b} vs {label_a}: {comparison['paired_scenarios']} paired scenarios "
@@ -62,11 +83,13 @@ def compare_command(
     """``pi compare``: print the comparison (and write it as JSON to ``output``); exit 0.
 
     Raises:
-        ReportError: for a missing file, agents that cannot be told apart, or rows of sequential trials.
+        ReportError: for a missing file, a malformed row, agents that cannot be told apart, no scenario scored on
+            both sides, or rows of sequential trials.
     """
     if len(files) not in (1, 2):
         raise ReportError("give one results file with two agents, or two results files")
     label_a, rows_a, label_b, rows_b = _rows_of(files, agent_a, agent_b)
+    _check_paired(files, label_a, rows_a, label_b, rows_b)
     try:
         comparison = compare_rows(rows_a, rows_b, partial_credit, alpha=alpha)
     except ValueError as exc:

@@ -122,6 +122,20 @@ def _verdicts(sequential: Mapping[str, Any], agent: str) -> dict[str, Any] | Non
     return {"min_pass": sequential.get("min_pass"), **counts} if counts else None
 
 
+def _metrics(rows: Sequence[ResultRow], recorded: Any) -> dict[str, Any]:
+    """The agent's metrics computed from its rows, plus the ``extended`` entries metric hooks recorded.
+
+    Every number is computed here, never taken from the file's ``agents`` block: an edited block
+    would otherwise show numbers its rows do not support.
+    """
+    metrics = compute_metrics(rows)
+    stored = recorded.get("metrics") if isinstance(recorded, Mapping) else None
+    extra = stored.get("extended") if isinstance(stored, Mapping) else None
+    if isinstance(extra, Mapping):  # what pytest_pibench_metrics hooks added (new keys only, by its contract)
+        metrics["extended"] = {**extra, **metrics["extended"]}
+    return metrics
+
+
 def build_view(runs: Sequence[tuple[str, ResultsDocument]]) -> dict[str, Any]:
     """The report's data for one or several runs (``(name, results document)`` pairs)."""
     several = len(runs) > 1
@@ -154,8 +168,7 @@ def build_view(runs: Sequence[tuple[str, ResultsDocument]]) -> dict[str, Any]:
         for agent in dict.fromkeys(str(r.get("agent", "agent")) for r in rows):
             mine = [r for r in rows if str(r.get("agent", "agent")) == agent]
             index = len(contenders)
-            # the run's own metrics when recorded (they carry what metric hooks added), else computed
-            metrics = (recorded.get(agent) or {}).get("metrics") or compute_metrics(mine)
+            metrics = _metrics(mine, recorded.get(agent))
             contenders.append(
                 {
                     "label": _contender_label(agent, name, several),

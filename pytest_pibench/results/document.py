@@ -17,6 +17,13 @@ is written atomically (temporary file + rename), and the journal is removed.
 While the run is going, the results file is a placeholder that says
 ``complete: false`` and names the journal, so a file left by a run that never
 finished is never mistaken for a full run.
+
+A resumed run's journal starts with every row of the run it resumes from
+(``{"carried": row}`` lines), written atomically before the old journal or
+results file is replaced: the journal or results file being resumed from may
+be the very file this run writes, and a finished row must never exist only in
+memory. A later ``{"row": ...}`` line of the same item supersedes its carried
+row when the journal is read.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import IO, Any, cast
 
+from pytest_pibench.results.files import atomic_write
 from pytest_pibench.results.metrics import compute_metrics
 from pytest_pibench.results.types import AgentValidity, ResultRow, ResultsDocument, Validity
 from pytest_pibench.vocab import BENCHMARK_VERSION, __version__
@@ -170,18 +178,12 @@ def journal_path(results: str | Path) -> Path:
 
 
 def atomic_write_json(path: str | Path, data: Any) -> None:
-    """Write JSON through a temporary file in the same folder and rename it into place."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(_json_text(data))
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    """Write JSON through a temporary file in the same folder and rename it into place (umask honoured).
+
+    Raises:
+        OSError: when it cannot be written (a full disk...); the old file is then left as it was.
+    """
+    atomic_write(path, [_json_text(data)])
 
 
 def _json_text(data: Any) -> str:
@@ -237,14 +239,22 @@ class Journal:
     def is_open(self) -> bool:
         return self._stream is not None
 
-    def open(self, header: dict[str, Any]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._stream = self.path.open("w", encoding="utf-8")
-        self._line({"format": JOURNAL_FORMAT, "format_version": 1, **header})
+    def open(self, header: dict[str, Any], carried: Sequence[ResultRow] = ()) -> None:
+        """Start the journal with its header and the ``carried`` rows of the run being resumed.
+
+        Header and carried rows are written atomically over any old journal, so
+        until this returns the old journal (which may be what this run resumes
+        from) is intact, and afterwards the new one holds every row the old one
+        did. Raises ``OSError`` (the old journal then untouched).
+        """
+        lines = [_json_line({"format": JOURNAL_FORMAT, "format_version": 1, **header})]
+        lines += [_json_line({"carried": row}) for row in carried]
+        atomic_write(self.path, lines)
+        self._stream = self.path.open("a", encoding="utf-8")
 
     def _line(self, data: dict[str, Any]) -> None:
         assert self._stream is not None
-        self._stream.write(json.dumps(data, default=str) + "\n")
+        self._stream.write(_json_line(data))
         self._stream.flush()
 
     def planned(self, items: int) -> None:
@@ -257,8 +267,9 @@ class Journal:
 
     def close(self, *, remove: bool) -> None:
         if self._stream is not None:
-            self._stream.close()
-            self._stream = None
+            stream, self._stream = self._stream, None
+            with contextlib.suppress(OSError):  # a full disk: what did reach the journal stays readable
+                stream.close()
         if remove:
             with contextlib.suppress(OSError):
                 self.path.unlink()
@@ -268,6 +279,7 @@ def _read_journal(path: Path) -> ResultsDocument:
     """A journal as a (partial) results document; a torn last line is ignored."""
     header: dict[str, Any] = {}
     rows: list[ResultRow] = []
+    carried: list[ResultRow] = []
     planned: int | None = None
     for line in path.read_text(encoding="utf-8").splitlines():
         try:
@@ -280,10 +292,14 @@ def _read_journal(path: Path) -> ResultsDocument:
             header = entry
         elif isinstance(entry.get("row"), dict):
             rows.append(entry["row"])
+        elif isinstance(entry.get("carried"), dict):
+            carried.append(entry["carried"])
         elif isinstance(entry.get("planned_items"), int):
             planned = entry["planned_items"]
     if not header:
         raise ValueError(f"{path} is not a pi-bench journal (no header line)")
+    done = {_row_key(r) for r in rows}
+    rows += [r for r in carried if _row_key(r) not in done]  # finished earlier, not redone (yet)
     return {
         "format": RESULTS_FORMAT,
         "format_version": RESULTS_FORMAT_VERSION,
@@ -358,6 +374,10 @@ def load_baseline(path: str) -> ResultsDocument:
 
 def _row_key(row: ResultRow) -> tuple[str, str, int]:
     return (str(row.get("agent")), str(row.get("scenario_id")), int(row.get("trial") or 0))
+
+
+def _json_line(data: dict[str, Any]) -> str:
+    return json.dumps(data, default=str) + "\n"
 
 
 def now_iso() -> str:

@@ -126,7 +126,10 @@ def compute_metrics(rows: Iterable[ResultRow]) -> dict[str, Any]:
     """The ``metrics`` payload of the leaderboard artifact (upstream §8.4) plus ``extended``.
 
     Every trial is its own row; error rows count in ``total_scenarios`` and
-    ``errors`` but not in any rate.
+    ``errors`` but not in any rate. With no scored row (none at all, or every
+    row an error row) there is no rate to give: ``compliance_rate``,
+    ``overall_score`` and the extended scores and intervals are None, never a
+    0.0 that reads as an agent that failed everything.
     """
     rows = list(rows)
     completed = [r for r in rows if r.get("status") == "completed"]
@@ -134,8 +137,8 @@ def compute_metrics(rows: Iterable[ResultRow]) -> dict[str, Any]:
         "total_scenarios": len(rows),
         "completed": len(completed),
         "errors": sum(1 for r in rows if r.get("status") in _ERROR_STATUSES),
-        "compliance_rate": 0.0,
-        "overall_score": 0.0,
+        "compliance_rate": None,
+        "overall_score": None,
         "event_flag_rates": {},
         "labels": {label: {"total": 0, "passed": 0} for label in LABELS},
         "by_column": {},
@@ -243,19 +246,20 @@ def _by_pressure_style(completed: Sequence[ResultRow]) -> dict[str, dict[str, An
 
 def _extended(rows: Sequence[ResultRow], completed: Sequence[ResultRow], sequential: bool) -> dict[str, Any]:
     passed = sum(1 for r in completed if r.get("all_passed"))
-    lo, hi = wilson_interval(passed, len(completed))
+    interval = list(wilson_interval(passed, len(completed))) if completed else None
     outcomes: dict[str, list[bool]] = defaultdict(list)
     for row in completed:
         outcomes[str(row.get("scenario_id"))].append(bool(row.get("all_passed")))
     tier1 = _column_scores(completed, tier1_only=True)
     tier1_columns = [sum(v) / len(v) for v in tier1.values()]
+    tier1_overall = (sum(tier1_columns) / len(tier1_columns) if tier1_columns else 0.0) if completed else None
     semantic = [float(score) for r in completed if (score := r.get("semantic_score")) is not None]
     return {
         "usage": _usage_totals(rows),
-        "compliance_interval_95": [lo, hi],
+        "compliance_interval_95": interval,
         # A scenario that failed early has fewer trials, so pass^k over the trials that ran would flatter the agent.
         "pass_hat_k": {} if sequential else pass_hat_k(outcomes),
-        "tier1_overall_score": sum(tier1_columns) / len(tier1_columns) if tier1_columns else 0.0,
+        "tier1_overall_score": tier1_overall,
         "semantic_score": sum(semantic) / len(semantic) if semantic else None,
         "uncertainty": metric_uncertainty(completed, _partial_credit),
         "judge_reliability": judge_reliability(completed),

@@ -123,7 +123,7 @@ def scenario_row(
         row["limit_hit"] = None if episode.limit_hit is None else cast(LimitHit, dict(episode.limit_hit))
         if include_transcript:
             row["transcript"] = cast(Transcript, episode.transcript())
-    # strings over ROW_STRING_LIMIT are cut and "truncated": true set; scoring ran on the full text before
+    # bounded for storage ("truncated" / "sanitized" set when something changed); scoring ran on everything before
     return cast(ResultRow, bound_row(cast(dict[str, Any], row)))
 
 
@@ -175,4 +175,4 @@ def error_row(
         "error": message,
         "error_detail": {"role": cause, "kind": "exception", "message": message, "traceback": traceback},
     }
-    return row
+    return cast(ResultRow, bound_row(cast(dict[str, Any], row)))  # a message can hold anything an exception said

@@ -276,7 +276,9 @@ class ResultRow(ScenarioDetail):
     transcript: NotRequired[Transcript]
     """Messages, trace and final state (left out with ``include_transcript=False``)."""
     truncated: NotRequired[bool]
-    """True when some string of the row was cut to ``ROW_STRING_LIMIT`` characters for storage."""
+    """True when something of the row was cut for storage (a string, a long list, deep nesting: see ``bounds``)."""
+    sanitized: NotRequired[bool]
+    """True when a value strict JSON or UTF-8 cannot carry was replaced (NaN by null, a lone surrogate by U+FFFD)."""
     usage: NotRequired[dict[str, UsageReport]]
     """LLM usage by role (``agent``, ``user``, ``judge``), only for participants that report it."""
     fingerprint: NotRequired[Fingerprint]

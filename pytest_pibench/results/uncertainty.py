@@ -50,7 +50,10 @@ def interval(estimate: float, se: float | None) -> list[float] | None:
     return [max(0.0, estimate - Z95 * se), min(1.0, estimate + Z95 * se)]
 
 
-def _entry(estimate: float, se: float | None, clusters: int) -> dict[str, Any]:
+def _entry(estimate: float | None, se: float | None, clusters: int) -> dict[str, Any]:
+    """One estimate; None (no value, no interval) when no scenario was scored."""
+    if estimate is None:
+        return {"estimate": None, "se": None, "ci95": None, "scenarios": 0}
     return {"estimate": estimate, "se": se, "ci95": interval(estimate, se), "scenarios": clusters}
 
 
@@ -58,7 +61,7 @@ def _combined(parts: Iterable[tuple[float, float | None, int]]) -> dict[str, Any
     """The mean of independent estimates: its variance is the sum of theirs over k squared."""
     items = list(parts)
     if not items:
-        return _entry(0.0, None, 0)
+        return _entry(None, None, 0)
     estimate = sum(e for e, _, _ in items) / len(items)
     errors = [se for _, se, _ in items if se is not None]
     if len(errors) < len(items):
@@ -94,7 +97,7 @@ def metric_uncertainty(rows: Sequence[Mapping[str, Any]], credit: Any) -> dict[s
     }
     return {
         "method": "cluster-robust standard errors by scenario; 95% intervals: estimate +- 1.96 se, cut to [0, 1]",
-        "compliance": _entry(compliance, compliance_se, len(passes)),
+        "compliance": _entry(compliance if passes else None, compliance_se, len(passes)),
         "overall": _combined(parts.values()),
         "groups": groups,
         "columns": columns,

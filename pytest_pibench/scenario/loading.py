@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import codecs
-import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -16,6 +14,7 @@ from pytest_pibench.checks.state import StateFieldCheck, field_path_problem
 from pytest_pibench.checks.tools import tool_consistency_problems
 from pytest_pibench.paths import is_scenario_candidate
 from pytest_pibench.scenario.models import SCHEMA_VERSION, Scenario
+from pytest_pibench.scenario.strict_json import StrictJSONError, decode_strict
 
 __all__ = [
     "ScenarioError",
@@ -104,29 +103,15 @@ def load_scenario(path: str | Path) -> Scenario:
 
 
 def _read_json(file: Path) -> Any:
-    """The decoded file; a ScenarioError saying where it is not UTF-8 JSON (a UTF-8 BOM is allowed)."""
+    """The decoded file; a ScenarioError saying where it is not strict UTF-8 JSON (a UTF-8 BOM is allowed)."""
     try:
         raw = file.read_bytes()
     except OSError as exc:
         raise ScenarioError(str(file), [("", f"cannot read file: {exc.strerror or exc}")]) from None
-    if not raw.strip():
-        raise ScenarioError(str(file), [("", "file is empty")])
-    body = raw.removeprefix(codecs.BOM_UTF8)
     try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        offset = exc.start + len(raw) - len(body)
-        line = raw.count(b"\n", 0, offset) + 1
-        problem = f"not UTF-8: byte 0x{raw[offset]:02x} at byte offset {offset} (line {line})"
-        raise ScenarioError(str(file), [("", problem)]) from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ScenarioError(
-            str(file), [("", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")]
-        ) from None
-    except RecursionError:
-        raise ScenarioError(str(file), [("", "invalid JSON: nested too deeply")]) from None
+        return decode_strict(raw)
+    except StrictJSONError as exc:
+        raise ScenarioError(str(file), exc.problems) from None
 
 
 def _json_kind(value: Any) -> str:

@@ -2,8 +2,9 @@
 
 Layers, bottom to top (a module may import from its own layer and the ones below):
 
-0. ``vocab``, ``paths``, ``bounds``, ``toolkit``, ``transcript``, ``statediff``: vocabulary, bundled files,
-   the domain author's API, what a transcript is made of (trace entries, message text, state changes)
+0. ``vocab``, ``paths``, ``bounds``, ``toolkit``, ``transcript``, ``statediff``, ``inputs``: vocabulary, bundled
+   files, the domain author's API, what a transcript is made of (trace entries, message text, state changes),
+   checked user inputs (finite numbers in range, URLs)
 1. ``checks``: the check registry, one declaration per check type (model, evaluator, dimension, tool
    roles), all pure; below ``scenario`` because the scenario schema is derived from the registry
 2. ``scenario``: scenario models and loading
@@ -28,7 +29,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[2] / "pytest_pibench"
 
 LAYERS: dict[str, int] = {
-    "vocab": 0, "paths": 0, "bounds": 0, "toolkit": 0, "transcript": 0, "statediff": 0,
+    "vocab": 0, "paths": 0, "bounds": 0, "toolkit": 0, "transcript": 0, "statediff": 0, "inputs": 0,
     "checks": 1,
     "scenario": 2,
     "domain": 3,

@@ -101,7 +101,7 @@ def test_a_usage_report_without_a_number_is_a_warning_and_the_episode_is_still_s
     row = run_one(allow, AgentSpec("garbled", lambda scenario: GarbledReport(1.0)), cost_limit=0.05, max_steps=4)
     assert row["status"] == "completed" and row["termination_reason"] == "max_steps"  # scored, not an error row
     assert any("usage() could not be read (ValueError" in w for w in row["warnings"])
-    assert "agent.usage() entries that are not numbers were left out: cost_usd" in row["warnings"]
+    assert "agent.usage() entries that are not finite numbers were left out: cost_usd" in row["warnings"]
     assert "usage" not in row  # nothing numeric to keep: the row's totals stay numbers
 
 

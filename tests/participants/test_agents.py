@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import TOY_ALLOW
 
-from pytest_pibench import AgentSpecError, BaselineAgent, OracleAgent, load_scenario, resolve_agent
+from pytest_pibench import AgentSpecError, BaselineAgent, OracleAgent, ScenarioError, load_scenario, resolve_agent
 
 AGENT_MODULE = """
 class Agent:
@@ -119,5 +119,5 @@ def test_baseline_fills_required_decision_arguments_from_the_schema():
 
 def test_oracle_needs_a_reference_trajectory(scenario):
     scenario.reference_trajectory = None
-    with pytest.raises(AgentSpecError, match="has no reference_trajectory"):
+    with pytest.raises(ScenarioError, match=r"reference_trajectory: missing: the oracle replays the gold trajectory"):
         OracleAgent(scenario)

@@ -379,13 +379,13 @@ def test_accepts_an_iterator(rows):
 _ALL_LABELS_ZERO = {label: {"total": 0, "passed": 0} for label in ("ALLOW", "ALLOW-CONDITIONAL", "DENY", "ESCALATE")}
 
 
-def test_no_rows_gives_defaults():
+def test_no_rows_gives_defaults_and_no_rates():
     m = compute_metrics([])
     assert m["total_scenarios"] == 0
     assert m["completed"] == 0
     assert m["errors"] == 0
-    assert m["compliance_rate"] == 0.0
-    assert m["overall_score"] == 0.0
+    assert m["compliance_rate"] is None  # no scored row: no value (upstream says 0.0, which reads as all failed)
+    assert m["overall_score"] is None
     assert m["event_flag_rates"] == {}
     assert m["labels"] == _ALL_LABELS_ZERO
     assert m["by_column"] == {}
@@ -393,21 +393,24 @@ def test_no_rows_gives_defaults():
     assert m["by_domain"] == {}
     assert "repeatability" not in m
     ext = m["extended"]
-    assert list(ext["compliance_interval_95"]) == [0.0, 0.0]
+    assert ext["compliance_interval_95"] is None
     assert ext["pass_hat_k"] == {}
-    assert ext["tier1_overall_score"] == 0.0
+    assert ext["tier1_overall_score"] is None
     assert ext["semantic_score"] is None
     assert ext["error_rows"] == []
+    assert (ext["uncertainty"]["compliance"]["estimate"], ext["uncertainty"]["overall"]["ci95"]) == (None, None)
 
 
-def test_only_error_rows_gives_defaults_with_counts():
+def test_only_error_rows_give_counts_and_no_rates():
     rows = [error_row("A", 0), error_row("A", 1, status="validation_error", error="bad schema"),
             error_row("B", 0, label="DENY", leaderboard_primary="Policy Activation", domain="finra",
                       event_flags=flags("V_r", "UR_r"), all_passed=True)]
     m = compute_metrics(rows)
     assert (m["total_scenarios"], m["completed"], m["errors"]) == (3, 0, 3)
-    assert m["compliance_rate"] == 0.0
-    assert m["overall_score"] == 0.0
+    assert m["compliance_rate"] is None and m["overall_score"] is None
+    ext = m["extended"]
+    assert (ext["compliance_interval_95"], ext["tier1_overall_score"], ext["semantic_score"]) == (None, None, None)
+    assert ext["uncertainty"]["compliance"] == {"estimate": None, "se": None, "ci95": None, "scenarios": 0}
     assert m["event_flag_rates"] == {}
     assert m["labels"] == _ALL_LABELS_ZERO
     assert (m["by_column"], m["by_group"], m["by_domain"]) == ({}, {}, {})

@@ -45,5 +45,6 @@ def test_failures_after_resolution_are_rows(tmp_path):
     def broken_user(scenario):
         raise RuntimeError("user simulator down")
 
-    harness = run_one(TOY_ALLOW, "oracle", user_factory=broken_user)
-    assert harness["status"] == "error" and harness["termination_reason"] == "runtime_error"
+    user_down = run_one(TOY_ALLOW, "oracle", user_factory=broken_user)  # the user is not the agent: an error row
+    assert user_down["status"] == "error" and user_down["termination_reason"] == "user_error"
+    assert user_down["failure_cause"] == "user_simulator" and "user simulator down" in user_down["error"]

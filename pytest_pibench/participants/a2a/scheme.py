@@ -8,8 +8,8 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
+from pytest_pibench.inputs import MAX_TIMEOUT, InputError, finite_float, http_url
 from pytest_pibench.participants.schemes import AgentSpecError, ParticipantFactory, Scheme
 
 if TYPE_CHECKING:
@@ -28,21 +28,25 @@ def require_a2a_extra(spec: str) -> None:
 
 
 def _a2a_url(argument: str, params: Mapping[str, Any]) -> tuple[str, float]:
+    """The base URL and per-request timeout; a URL that cannot be one, or a timeout that is no number, is refused.
+
+    Only the form is checked here (before any episode): a well-formed URL where
+    nothing answers fails its episodes as infrastructure errors.
+    """
     spec = f"a2a:{argument}"
-    parts = urlsplit(argument)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise AgentSpecError(f"{spec!r}: give the agent's base URL, e.g. a2a:http://127.0.0.1:9019")
-    if parts.username is not None or parts.password is not None:
-        raise AgentSpecError(f"{spec!r}: a URL with user information is not accepted (credentials go in a header)")
+    try:
+        url = http_url(argument)
+    except InputError as exc:
+        raise AgentSpecError(f"{spec!r}: {exc}; give the agent's base URL, e.g. a2a:http://127.0.0.1:9019") from None
     require_a2a_extra(spec)
     raw = params.get("timeout", 120.0)
-    try:
-        timeout = float(raw)
-    except (TypeError, ValueError):
-        raise AgentSpecError(f"{spec!r}: timeout must be a number of seconds, got {raw!r}") from None
-    if timeout <= 0:
-        raise AgentSpecError(f"{spec!r}: timeout must be positive, got {timeout}")
-    return argument.rstrip("/"), timeout
+    try:  # NaN and infinity refused too: a wait on either never ends or overflows
+        timeout = finite_float(raw, expected="timeout must be a number of seconds")
+    except InputError as exc:
+        raise AgentSpecError(f"{spec!r}: {exc}") from None
+    if not 0 < timeout <= MAX_TIMEOUT:
+        raise AgentSpecError(f"{spec!r}: timeout must be positive and at most {MAX_TIMEOUT:g} seconds, got {raw!r}")
+    return url, timeout
 
 
 def _a2a_agent(argument: str, params: Mapping[str, Any]) -> ParticipantFactory:
