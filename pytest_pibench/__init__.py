@@ -46,7 +46,7 @@ _EXPORTS: dict[str, str] = {
     "AgentSpec": "participants.specs",
     "AgentSpecError": "participants.schemes",
     "resolve_agent": "participants.specs",
-    "EpisodeResult": "episode.loop",
+    "EpisodeResult": "episode.result",
     "run_episode": "runner",
     "STOP_SIGNALS": "episode.messages",
     "build_tool_call": "episode.messages",
@@ -85,7 +85,7 @@ if TYPE_CHECKING:
     from pytest_pibench.env.binding import bind_scenario as bind_scenario
     from pytest_pibench.env.environment import Environment as Environment
     from pytest_pibench.env.environment import deep_merge as deep_merge
-    from pytest_pibench.episode.loop import EpisodeResult as EpisodeResult
+    from pytest_pibench.episode.result import EpisodeResult as EpisodeResult
     from pytest_pibench.episode.messages import STOP_SIGNALS as STOP_SIGNALS
     from pytest_pibench.episode.messages import build_tool_call as build_tool_call
     from pytest_pibench.episode.protocols import AgentProtocol as AgentProtocol

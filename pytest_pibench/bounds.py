@@ -38,6 +38,7 @@ __all__ = [
     "bound_text",
     "bound_value",
     "strict_dumps",
+    "utf8_encodable",
 ]
 
 DETAIL_LIMIT = 500
@@ -67,7 +68,7 @@ def bound_text(text: str, limit: int = DETAIL_LIMIT) -> str:
     return text[:limit] + _marker(len(text) - limit)
 
 
-def _encodable(text: str) -> bool:
+def utf8_encodable(text: str) -> bool:
     """Whether UTF-8 can carry ``text`` (a lone surrogate, e.g. from ``"\\ud800"`` in JSON, cannot)."""
     if text.isascii():
         return True
@@ -91,7 +92,7 @@ class _Bounder:
         self.sanitized = False
 
     def text(self, value: str) -> str:
-        if not _encodable(value):
+        if not utf8_encodable(value):
             self.sanitized = True
             value = _repaired(value)
         if len(value) > self.limit:
@@ -179,7 +180,7 @@ def _needs_bounding(value: Any, limit: int) -> bool:
         nodes += 1
         kind = type(item)
         if kind is str:
-            if len(item) > limit or not _encodable(item):
+            if len(item) > limit or not utf8_encodable(item):
                 return True
         elif kind is float:
             if not math.isfinite(item):
@@ -189,7 +190,7 @@ def _needs_bounding(value: Any, limit: int) -> bool:
                 return True
             if kind is dict:
                 for key, inner in item.items():
-                    if type(key) is not str or len(key) > limit or not _encodable(key):
+                    if type(key) is not str or len(key) > limit or not utf8_encodable(key):
                         return True
                     stack.append((inner, level + 1))
             else:

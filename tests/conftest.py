@@ -25,6 +25,18 @@ requires_llm = pytest.mark.skipif(
 )
 
 
+# A user simulator whose backend is down: every episode it joins is an error row (not the agent's).
+BROKEN_USER = """
+class User:
+    def init_state(self, scenario, message_history=None):
+        return {}
+    def generate(self, message, state):
+        raise ConnectionError("simulator backend down")
+    def is_stop(self, message):
+        return False
+"""
+
+
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     """A private copy of the toy workspace (domains/toyshop + scenarios/toyshop)."""

@@ -34,6 +34,7 @@ from pytest_pibench.a2a.assessment import (
     run_assessment,
     url_allowed,
 )
+from pytest_pibench.bounds import strict_dumps
 from pytest_pibench.participants.a2a.wire import narrow_numbers
 from pytest_pibench.results.document import Journal, atomic_write_json, journal_path
 from pytest_pibench.results.leaderboard import run_artifacts, to_leaderboard
@@ -212,7 +213,7 @@ class GreenExecutor(AgentExecutor):
             artifact["pibench_validity"] = dict(document["validity"])
         # The data part is what platforms read; it carries numbers as doubles (a 63-bit seed loses
         # digits), so the exact JSON goes along as a text part.
-        exact = new_text_part(json.dumps(artifact), media_type="application/json")
+        exact = new_text_part(strict_dumps(artifact), media_type="application/json")
         await updater.add_artifact([new_data_part(artifact), exact], name="pi-bench assessment results")
         summary = f"{total} episodes assessed"
         if problems:

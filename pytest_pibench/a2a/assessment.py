@@ -87,8 +87,6 @@ def _http_url(value: Any, what: str) -> str:
     try:
         return http_url(value.strip())
     except InputError as exc:
-        if "user information" in str(exc):
-            raise AssessmentRequestError(f"{what} must not hold user information, got {value!r}") from None
         raise AssessmentRequestError(f"{what} must be an http(s) URL: {exc}") from None
 
 

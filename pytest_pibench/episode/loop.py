@@ -28,7 +28,6 @@ A Ctrl-C or SIGTERM is never anyone's error: it stops the run.
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from pytest_pibench.env.binding import Binding
@@ -38,6 +37,8 @@ from pytest_pibench.episode.caller import CallTimeout, ParticipantCaller, Partic
 from pytest_pibench.episode.messages import is_stop_signal, message_problem
 from pytest_pibench.episode.plain import final_state, jsonable
 from pytest_pibench.episode.reply import Reply, read_reply
+from pytest_pibench.episode.result import ERROR_TERMINATIONS, EpisodeResult
+from pytest_pibench.inputs import finite_float
 from pytest_pibench.statediff import state_changes
 from pytest_pibench.vocab import (
     DEFAULT_MAX_ERRORS,
@@ -50,49 +51,6 @@ __all__ = ["ERROR_TERMINATIONS", "GREETING", "EpisodeResult", "play_episode"]
 
 GREETING = "Hello! What can I do for you today?"
 """The assistant's fixed opening line (part of the transcript, like upstream's greeting)."""
-
-ERROR_TERMINATIONS = frozenset({"user_error", "infra_error"})
-"""Endings caused outside the agent: the episode is an error row (kept out of every rate)."""
-
-@dataclass
-class EpisodeResult:
-    """What happened in one episode. ``transcript()`` is what :func:`evaluate` scores."""
-
-    scenario_id: str
-    termination_reason: str
-    messages: list[dict[str, Any]]
-    trace: list[dict[str, Any]]
-    final_state: dict[str, Any]
-    step_count: int
-    duration: float
-    seed: int | None = None
-    error: dict[str, str] | None = None
-    warnings: list[str] = field(default_factory=list)
-    limit_hit: dict[str, Any] | None = None
-    """Which limit ended the episode: for ``tool_call_limit``, ``limit`` (the option's name),
-    ``value``, ``requested`` (calls asked for), ``executed`` and ``role``; for ``cost_limit``,
-    ``limit`` (``episode_cost_limit``), ``value`` and ``spent_usd``, ``unpriced_calls`` and
-    ``role`` (whose turn reached it); else None."""
-    state_changes: list[dict[str, Any]] = field(default_factory=list)
-    """What the episode changed in the database (:func:`~pytest_pibench.statediff.state_changes`)."""
-
-    @property
-    def status(self) -> str:
-        """``error`` when something outside the agent failed (user simulator, provider), else ``completed``."""
-        return "error" if self.termination_reason in ERROR_TERMINATIONS else "completed"
-
-    def transcript(self) -> dict[str, Any]:
-        return {
-            "messages": self.messages,
-            "trace": self.trace,
-            "final_state": self.final_state,
-            "state_changes": self.state_changes,
-            "termination_reason": self.termination_reason,
-        }
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "status": self.status}
-
 
 class _Failure(Exception):
     def __init__(self, message: str, tb: str = "") -> None:
@@ -119,7 +77,14 @@ def play_episode(
 
     Participant failures never raise: they end the episode with a reason.
     ``caller`` is the one that built the agent (its calls then stay on that thread).
+
+    Raises:
+        InputError: a ``timeout`` or ``cost_limit`` that is not a positive, finite number.
     """
+    if timeout is not None:
+        timeout = finite_float(timeout, 0, low_open=True, expected="timeout must be a positive, finite number")
+    if cost_limit is not None:
+        cost_limit = finite_float(cost_limit, 0, low_open=True, expected="cost_limit must be a positive, finite amount")
     return _Episode(
         binding,
         agent,

@@ -55,6 +55,7 @@ class ResultCollector:
         self.settled: dict[str, dict[str, Any]] = {}
         """Items whose trial was not needed (``--pibench-trial-mode sequential``), by node id."""
         self.other_failures = 0
+        self.collect_errors = 0  # a collection error makes pytest stop as "interrupted": say why instead
         self.started = time.monotonic()
         self.spent_usd = 0.0
         """LLM cost of the rows received so far (``--pibench-cost-limit``)."""
@@ -179,6 +180,7 @@ class ResultCollector:
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if not self.is_worker and report.failed:
             self.other_failures += 1
+            self.collect_errors += 1
 
     def _crash_rows(self) -> list[ResultRow]:
         """Error rows for scenario items that failed without a row (crashed worker, broken file...)."""
@@ -234,7 +236,9 @@ class ResultCollector:
             return f"interrupted by {interrupt.signal_name() or 'KeyboardInterrupt'}"
         if session.shouldfail or session.shouldstop:  # -x, --maxfail, the cost limit (pytest says "interrupted")
             return f"stopped early: {session.shouldfail or session.shouldstop}"
-        if session.exitstatus == pytest.ExitCode.INTERRUPTED:
+        if session.exitstatus == pytest.ExitCode.INTERRUPTED:  # pytest stops on errors during collection too
+            if self.collect_errors:
+                return f"interrupted: {self.collect_errors} error(s) during collection"
             return "interrupted by KeyboardInterrupt"
         done = len(set(self.rows) | set(self.unscored) | set(self.settled))
         if self.planned_items is not None and done < self.planned_items:

@@ -132,7 +132,7 @@ def _merge(target: dict[str, Any], results: Iterable[Any], hook: str, what: str)
             if key in target or key in added:
                 raise ValueError(f"{hook} returned {key!r}, which {what} already has: hooks add fields, never replace")
             try:
-                json.dumps(value)
+                json.dumps(value, allow_nan=False)  # strict JSON: results files never hold NaN
             except (TypeError, ValueError) as exc:
                 raise TypeError(f"{hook} returned {key!r} = {value!r}: not JSON ({exc}); use builtins only") from None
             added[key] = value

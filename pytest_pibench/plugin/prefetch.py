@@ -180,11 +180,6 @@ class _DaemonPool:
         self._jobs.put((future, job))
         return future
 
-    @property
-    def started(self) -> int:
-        """Threads started so far (at most ``workers``, and at most the jobs submitted)."""
-        return len(self._threads)
-
     def shutdown(self) -> None:
         with self._lock:
             threads = len(self._threads)

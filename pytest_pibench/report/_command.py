@@ -10,12 +10,12 @@ shard, a shard alone), as for the run itself.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pytest_pibench.bounds import strict_dumps
 from pytest_pibench.plugin.options import ERROR_BUDGET_EXIT_CODE
 from pytest_pibench.results.document import atomic_write_json
 from pytest_pibench.results.leaderboard import leaderboard_path, run_artifacts
@@ -75,12 +75,12 @@ def report_command(
         raise ReportError(f"no result rows in {', '.join(files)}: nothing to report")
     if not output:
         payload: Any = artifacts[agents[0]] if len(agents) == 1 else list(artifacts.values())
-        print(json.dumps(payload, indent=1))
+        print(strict_dumps(payload, indent=1))
     else:
         out = Path(output)
         for agent, artifact in artifacts.items():
             target = leaderboard_path(out, agent, several=len(agents) > 1)
-            target.write_text(json.dumps(artifact, indent=1) + "\n", encoding="utf-8")
+            target.write_text(strict_dumps(artifact, indent=1) + "\n", encoding="utf-8")
             print(f"wrote {target}")
     if problems:
         print(f"pi report: NOT VALID FOR THE LEADERBOARD: {'; '.join(problems)}", file=sys.stderr)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pytest_pibench.bounds import strict_dumps
 from pytest_pibench.report._command import ReportError, read_run
 from pytest_pibench.results.compare import compare_rows
 from pytest_pibench.results.metrics import partial_credit
@@ -96,6 +96,6 @@ def compare_command(
         raise ReportError(str(exc)) from None
     print("\n".join(format_comparison(label_a, label_b, comparison)))
     if output:
-        Path(output).write_text(json.dumps({"a": label_a, "b": label_b, **comparison}, indent=1) + "\n")
+        Path(output).write_text(strict_dumps({"a": label_a, "b": label_b, **comparison}, indent=1) + "\n")
         print(f"wrote {output}")
     return 0

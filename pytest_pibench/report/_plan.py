@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from pytest_pibench.bounds import strict_dumps
 from pytest_pibench.report._command import ReportError, read_run
 from pytest_pibench.results.planning import plan_trials
 
@@ -42,6 +42,6 @@ def plan_command(
           + (str(trials) if trials is not None else "none suffice (the scenarios differ too much; add scenarios)"))
     print(f"  scenarios, at {seen['trials']:g} trials each: {plan['scenarios_needed']}")
     if output:
-        Path(output).write_text(json.dumps({"agent": chosen, **plan}, indent=1) + "\n")
+        Path(output).write_text(strict_dumps({"agent": chosen, **plan}, indent=1) + "\n")
         print(f"wrote {output}")
     return 0

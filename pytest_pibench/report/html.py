@@ -16,6 +16,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from pytest_pibench.bounds import strict_dumps
 from pytest_pibench.report._svg import PALETTE, bars
 from pytest_pibench.report._view import build_view
 from pytest_pibench.results.types import ResultsDocument
@@ -238,7 +239,7 @@ def render_html(runs: Sequence[tuple[str, ResultsDocument]]) -> str:
     """The whole page for one or several runs."""
     view = build_view(runs)
     # Every "<" escaped: no text from a transcript can close the data block or open markup in it.
-    payload = json.dumps(view, default=str, ensure_ascii=False).replace("<", "\\u003c")
+    payload = strict_dumps(view, ensure_ascii=False).replace("<", "\\u003c")
     incomplete = [r["name"] for r in view["runs"] if not r["complete"]]
     warning = (
         f'<p class="problems">Partial run: {escape(", ".join(incomplete))} did not finish; numbers cover what ran.</p>'

@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import IO, Any, cast
 
+from pytest_pibench.bounds import strict_dumps
 from pytest_pibench.results.files import atomic_write
 from pytest_pibench.results.metrics import compute_metrics
 from pytest_pibench.results.types import AgentValidity, ResultRow, ResultsDocument, Validity
@@ -195,9 +196,9 @@ def _json_text(data: Any) -> str:
     """
     rows = data.get("rows") if isinstance(data, dict) else None
     if not isinstance(rows, list) or not rows:
-        return json.dumps(data, indent=1, default=str) + "\n"
-    head = json.dumps({k: v for k, v in data.items() if k != "rows"}, indent=1, default=str)
-    body = ",\n".join("  " + json.dumps(row, default=str) for row in rows)
+        return strict_dumps(data, indent=1) + "\n"
+    head = strict_dumps({k: v for k, v in data.items() if k != "rows"}, indent=1)
+    body = ",\n".join("  " + strict_dumps(row) for row in rows)
     opening = head[:-1].rstrip() + ("," if len(data) > 1 else "")
     return f'{opening}\n "rows": [\n{body}\n ]\n}}\n'
 
@@ -377,7 +378,7 @@ def _row_key(row: ResultRow) -> tuple[str, str, int]:
 
 
 def _json_line(data: dict[str, Any]) -> str:
-    return json.dumps(data, default=str) + "\n"
+    return strict_dumps(data) + "\n"
 
 
 def now_iso() -> str:

@@ -86,10 +86,11 @@ def lock_path(results: str | Path) -> Path:
     return target.with_name(f"{target.name}.lock")
 
 
-def _try_lock(fd: int) -> bool:
-    """Take the operating system's exclusive lock on ``fd`` without waiting; False when another process has it.
+def _try_lock(fd: int) -> bool | None:
+    """Take the operating system's exclusive lock on ``fd`` without waiting.
 
-    The kernel drops the lock when its holder dies, however it dies.
+    True: held (the kernel drops it when this process dies, however it dies);
+    False: another process holds it; None: this file system has no such locks.
     """
     if sys.platform == "win32":
         import msvcrt
@@ -106,6 +107,21 @@ def _try_lock(fd: int) -> bool:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         return False
+    except OSError:  # ENOLCK and the like (some network file systems)
+        return None
+    return True
+
+
+def _running(pid: Any) -> bool:
+    """Whether process ``pid`` exists on this host (only asked where the file system has no locks)."""
+    if type(pid) is not int or pid <= 0 or pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by someone else
+        return True
     return True
 
 
@@ -156,7 +172,10 @@ def lock_results(results: str | Path) -> ResultsLock:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
         except OSError as exc:
             raise ValueError(f"{write_problem(path, exc)} (the lock of {results})") from None
-        if not _try_lock(fd):
+        locked = _try_lock(fd)
+        if locked is None and _running(_holder(path).get("pid")) and _holder(path).get("host") == host:
+            locked = False  # no kernel lock to ask: a live pid on this host is taken at its word
+        if locked is False:
             os.close(fd)
             note = _holder(path)
             raise ValueError(
@@ -164,7 +183,8 @@ def lock_results(results: str | Path) -> ResultsLock:
                 "wait for it to finish, or give this run its own --pibench-results"
             )
         try:
-            same = os.fstat(fd).st_ino == os.stat(path).st_ino
+            mine, now = os.fstat(fd), os.stat(path)
+            same = (mine.st_dev, mine.st_ino) == (now.st_dev, now.st_ino)
         except OSError:
             same = False
         if not same:  # the holder removed the file after we opened it: lock the new one instead
@@ -173,7 +193,7 @@ def lock_results(results: str | Path) -> ResultsLock:
         left = _holder(path)
         warning = None
         if left:  # a run on this host that died without releasing (SIGKILL, os._exit) left its note:
-            # the kernel freed its lock, so it is not running whatever its pid now names.
+            # the kernel freed its lock (or, without kernel locks, its pid is gone), so it is not running.
             if left.get("host", host) != host:  # its lock may not reach us across machines: never guess
                 os.close(fd)
                 raise ValueError(

@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from pytest_pibench.results.document import read_results
+from pytest_pibench.results.reading import read_rows_file
 from pytest_pibench.results.types import ResultRow, RunKey
 
 __all__ = ["ResumeIndex", "load_resume", "run_key"]
@@ -90,6 +90,10 @@ class ResumeIndex:
 
 
 def load_resume(path: str) -> ResumeIndex:
-    """Read a results file or journal to resume from (ValueError with the reason)."""
-    document = read_results(path)
-    return ResumeIndex(path, [r for r in document.get("rows") or [] if isinstance(r, dict)])
+    """Read a results file or journal to resume from, validated as the report tools read it.
+
+    Raises:
+        RowsError: (a ValueError) naming the file, the row and the field of a malformed row.
+    """
+    document = read_rows_file(path)
+    return ResumeIndex(path, list(document.get("rows") or []))

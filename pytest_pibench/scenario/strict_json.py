@@ -25,6 +25,8 @@ import math
 import sys
 from typing import Any
 
+from pytest_pibench.bounds import utf8_encodable
+
 __all__ = ["MAX_DEPTH", "MAX_INT_DIGITS", "StrictJSONError", "decode_strict"]
 
 MAX_DEPTH = 100
@@ -139,14 +141,14 @@ def _problems(data: Any) -> list[tuple[str, str]]:
     while stack:
         value, path, times = stack.pop()
         key = path[-1] if path else None
-        if isinstance(key, str) and not _encodable(key):
+        if isinstance(key, str) and not utf8_encodable(key):
             found.append((_path(path), f"lone surrogate {_surrogate(key)} in a key: not valid Unicode"))
         if times > 1:
             found.append((_path(path), f"duplicate key: given {times} times in one object"))
         if isinstance(value, _Rejected):
             found.append((_path(path), value.reason))
         elif isinstance(value, str):
-            if not _encodable(value):
+            if not utf8_encodable(value):
                 found.append((_path(path), f"lone surrogate {_surrogate(value)} in a string: not valid Unicode"))
         elif isinstance(value, dict | list):
             if len(path) >= MAX_DEPTH:
@@ -157,14 +159,6 @@ def _problems(data: Any) -> list[tuple[str, str]]:
                 duplicates: dict[str, int] = getattr(value, "duplicates", {})
                 stack.extend((item, (*path, k), duplicates.get(k, 1)) for k, item in reversed(value.items()))
     return found
-
-
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _surrogate(text: str) -> str:

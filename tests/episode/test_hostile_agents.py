@@ -24,7 +24,8 @@ from pytest_pibench.bounds import ROW_DEPTH_LIMIT, ROW_ITEM_LIMIT, bound_row, st
 from pytest_pibench.episode.caller import TRACEBACK_LIMIT
 from pytest_pibench.episode.reply import plain_copy, read_reply
 
-TIMEOUT = 30.0  # an episode timeout: calls go through the participant thread (hangs below use far shorter ones)
+TIMEOUT = 30.0  # an episode timeout: calls go through the participant thread
+HANG_TIMEOUT = 1.0  # for agents that hang for ever: ample for the rest of a toy episode, short for the test
 
 RELEASE = threading.Event()  # what every hanging agent waits for; set when the module's tests end
 
@@ -203,7 +204,7 @@ class Hangs(Raises):
 
 @pytest.mark.parametrize("where", ["__init__", "init_state", "generate", "is_stop"])
 def test_a_method_that_never_returns_is_the_agents_timeout(where):
-    row = run_one(TOY_ALLOW, AgentSpec("hangs", lambda scenario: Hangs(where, ValueError())), timeout=0.3)
+    row = run_one(TOY_ALLOW, AgentSpec("hangs", lambda scenario: Hangs(where, ValueError())), timeout=HANG_TIMEOUT)
     _scored_agent_failure(row, "timeout") if where != "__init__" else _scored_agent_failure(row, "exception")
     if where == "__init__":  # building it ran out the time: init_state of the stand-in says so
         assert "could not be built: building it did not finish before the episode timeout" in row["error"]
@@ -212,9 +213,9 @@ def test_a_method_that_never_returns_is_the_agents_timeout(where):
 
 
 def test_a_stop_that_never_returns_is_abandoned_with_a_warning():
-    row = run_one(TOY_ALLOW, AgentSpec("hangs", lambda scenario: Hangs("stop", ValueError())), timeout=0.3)
+    row = run_one(TOY_ALLOW, AgentSpec("hangs", lambda scenario: Hangs("stop", ValueError())), timeout=HANG_TIMEOUT)
     assert row["status"] == "completed" and row["termination_reason"] != "agent_error"
-    assert "agent.stop did not return within 0.3 seconds (abandoned)" in row["warnings"]
+    assert "agent.stop did not return within 1 seconds (abandoned)" in row["warnings"]
 
 
 class Blocking(dict):
@@ -330,7 +331,7 @@ def test_a_usage_report_of_nan_or_one_that_hangs_is_a_warning_on_the_scored_row(
     assert "agent.usage() entries that are not finite numbers were left out: cost_usd" in nan["warnings"]
     assert any("not finite numbers" in w for w in nan["warnings"] if w.startswith("usage() could not be read"))
     _strict(nan)
-    hung = run_one(TOY_ALLOW, AgentSpec("hang", lambda scenario: Report("hang")), timeout=0.3)
+    hung = run_one(TOY_ALLOW, AgentSpec("hang", lambda scenario: Report("hang")), timeout=HANG_TIMEOUT)
     assert hung["status"] == "completed" and "usage" not in hung
     assert "agent.usage() did not return within 5 seconds" in hung["warnings"]
 
@@ -381,3 +382,13 @@ def test_read_reply_reads_a_lying_tuple_by_its_real_contents():
 
     reply = read_reply(Short(({"role": "assistant", "content": "hi"},)))
     assert reply.problem == "generate must return (message, state), got Short of 1 items"
+
+
+@pytest.mark.parametrize("option", ["timeout", "cost_limit"])
+@pytest.mark.parametrize("value", [math.nan, math.inf, -1.0, 0.0])
+def test_the_python_api_refuses_a_limit_that_is_not_a_positive_finite_number(option, value):
+    from pytest_pibench import run_episode
+    from pytest_pibench.inputs import InputError
+
+    with pytest.raises(InputError, match=f"{option} must be a positive, finite"):
+        run_episode(TOY_ALLOW, "oracle", **{option: value})

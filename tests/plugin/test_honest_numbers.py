@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import BROKEN_USER
 
 CRASH_UNLESS_ADA = """
 import json
@@ -89,15 +90,6 @@ def test_a_failing_agent_item_says_why_and_lists_its_failed_checks(crash_set):
     ])
 
 
-BROKEN_USER = """
-class User:
-    def init_state(self, scenario, message_history=None):
-        return {}
-    def generate(self, message, state):
-        raise ConnectionError("simulator backend down")
-    def is_stop(self, message):
-        return False
-"""
 
 
 def test_error_rows_are_kept_apart_and_bounded_by_the_error_budget(toy_project):

@@ -81,3 +81,12 @@ def test_an_agents_own_interrupt_exit_and_garbage_are_scored_and_every_output_su
     _strictly_parsed(toy_project.path / "lb.json")
     html = (toy_project.path / "report.html").read_text(encoding="utf-8")
     assert "TOY_002_ESCALATE" in html
+
+
+def test_a_collection_error_beside_the_scenarios_is_named_not_reported_as_ctrl_c(toy_project):
+    toy_project.makepyfile(test_broken="import no_such_module_anywhere\n")
+    result = toy_project.runpytest("scenarios", "test_broken.py", "--pibench-agent=oracle")
+    assert result.ret == pytest.ExitCode.INTERRUPTED  # pytest's own rule: collection errors stop the run
+    data = json.loads((toy_project.path / "pibench-results.json").read_text())
+    assert data["complete"] is False
+    assert data["ended_by"] == "interrupted: 1 error(s) during collection"

@@ -11,19 +11,11 @@ import json
 import re
 
 import pytest
+from conftest import BROKEN_USER
 
 from pytest_pibench.cli import main
 from pytest_pibench.plugin.options import GATE_EXIT_CODE
 
-BROKEN_USER = """
-class User:
-    def init_state(self, scenario, message_history=None):
-        return {}
-    def generate(self, message, state):
-        raise ConnectionError("simulator backend down")
-    def is_stop(self, message):
-        return False
-"""
 
 
 def test_a_run_of_error_rows_only_shows_no_metric_values(toy_project):

@@ -184,7 +184,18 @@ def test_resume_with_xdist_gives_the_same_rows(project):
 def test_a_bad_resume_file_is_a_usage_error(project):
     (project / "junk.json").write_text("{}")
     out = run(project, "--pibench-agent=oracle", "--pibench-resume=junk.json")
-    assert out.returncode == 4 and "--pibench-resume: junk.json is not a pi-bench results file" in out.stderr
+    assert out.returncode == 4
+    assert "--pibench-resume: junk.json: neither a pi-bench results file nor a pytest-json-report file" in out.stderr
+
+
+def test_a_resume_file_with_a_malformed_row_is_refused_naming_file_row_and_field(project):
+    run(project, "--pibench-agent=oracle", "--pibench-results=base.json")
+    data = json.loads((project / "base.json").read_text())
+    data["rows"][1]["trial"] = "zero"  # would crash the resume index, or reuse a row under the wrong key
+    (project / "base.json").write_text(json.dumps(data))
+    out = run(project, "--pibench-agent=oracle", "--pibench-resume=base.json")
+    assert out.returncode == 4, out.stdout
+    assert "--pibench-resume: base.json: row 1 (agent \"oracle\"" in out.stderr and "field 'trial'" in out.stderr
 
 
 def test_last_failed_still_selects_the_failed_scenarios_and_resume_composes(toy_project):

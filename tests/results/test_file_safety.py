@@ -113,7 +113,12 @@ def test_a_resumed_journal_keeps_carried_rows_until_the_item_is_redone(tmp_path)
     journal.append(row("S1", True))  # S1 re-run: its new row replaces the carried one
     journal.close(remove=False)
     lines = [json.loads(line) for line in (tmp_path / "r.journal.jsonl").read_text().splitlines()]
-    assert [sorted(line) for line in lines] == [["format", "format_version", "settings"], ["carried"], ["carried"], ["row"]]
+    assert [sorted(line) for line in lines] == [
+        ["format", "format_version", "settings"],
+        ["carried"],
+        ["carried"],
+        ["row"],
+    ]
     rows = read_results(tmp_path / "r.journal.jsonl")["rows"]
     assert sorted((r["scenario_id"], r["all_passed"]) for r in rows) == [("S1", True), ("S2", True)]
 
