@@ -85,12 +85,12 @@ if TYPE_CHECKING:
     from pytest_pibench.env.binding import bind_scenario as bind_scenario
     from pytest_pibench.env.environment import Environment as Environment
     from pytest_pibench.env.environment import deep_merge as deep_merge
-    from pytest_pibench.episode.result import EpisodeResult as EpisodeResult
     from pytest_pibench.episode.messages import STOP_SIGNALS as STOP_SIGNALS
     from pytest_pibench.episode.messages import build_tool_call as build_tool_call
     from pytest_pibench.episode.protocols import AgentProtocol as AgentProtocol
     from pytest_pibench.episode.protocols import JudgeProtocol as JudgeProtocol
     from pytest_pibench.episode.protocols import UserProtocol as UserProtocol
+    from pytest_pibench.episode.result import EpisodeResult as EpisodeResult
     from pytest_pibench.episode.seeds import derive_seed as derive_seed
     from pytest_pibench.evaluation import ScenarioResult as ScenarioResult
     from pytest_pibench.evaluation import evaluate as evaluate

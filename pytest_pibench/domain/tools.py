@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import inspect
 import typing
 from collections.abc import Callable, Mapping
@@ -31,12 +30,9 @@ class Tool:
     """None for a declarative pack's tool: its arguments go to the handler as given (upstream's rule)."""
 
     def schema(self) -> dict[str, Any]:
-        """The schema handed to agents: ``{name, description, parameters}``, a fresh copy each time.
-
-        Agents may change what they are given: a shared ``parameters`` dict would
-        let one agent change what the next one in the process sees.
-        """
-        return {"name": self.name, "description": self.description, "parameters": copy.deepcopy(self.parameters)}
+        """The schema handed to agents: ``{name, description, parameters}`` (``parameters`` is shared:
+        the episode loop gives each agent that may change it a copy of its own)."""
+        return {"name": self.name, "description": self.description, "parameters": self.parameters}
 
     def validate(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """Check ``arguments`` against the signature; return the coerced values.

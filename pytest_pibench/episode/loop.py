@@ -191,7 +191,7 @@ class _Episode:
             if method is not None:
                 method(message, state)
 
-        given = current if self.builtin[role] or current is None else jsonable(current)
+        given = self._given(role, current)
         allowed = None if deadline is None or self.timeout is None else min(5.0, self.timeout)
         try:
             self.call(stop, given, state, limit=allowed, direct=self.builtin[role])
@@ -199,6 +199,10 @@ class _Episode:
             self.warnings.append(f"{role}.stop raised {exc.type_name}: {exc.text}"[:2_000])
         except CallTimeout:
             self.warnings.append(f"{role}.stop did not return within {allowed:g} seconds (abandoned)")
+
+    def _given(self, role: str, value: Any) -> Any:
+        """``value`` as a participant may keep and change it: a built-in's as it is, anyone else's a copy."""
+        return value if self.builtin[role] else jsonable(value)
 
     def _raised(self, role: str, method: str, exc: ParticipantRaised) -> str:
         """The ending for a participant call that raised: its own failure, or the infrastructure's."""
@@ -218,7 +222,8 @@ class _Episode:
                 "agent",
                 "init_state",
                 self.agent,
-                (self.binding.benchmark_context(), self.binding.tool_schemas, [dict(greeting)]),
+                # Its own copy of the tools: what one agent changes, the next in the process must not see.
+                (self.binding.benchmark_context(), self._given("agent", self.binding.tool_schemas), [dict(greeting)]),
             )
         )
         steps.append(("user", "init_state", self.user, (scenario.user_simulation.model_dump(),)))
@@ -306,8 +311,7 @@ class _Episode:
                 return Reply(returned[0], returned[1])
             return read_reply(returned)
 
-        # A built-in participant neither keeps nor changes what it is given: no defensive copy.
-        given = incoming if builtin else jsonable(incoming)
+        given = self._given(role, incoming)  # a built-in neither keeps nor changes it: no defensive copy
         try:
             reply: Reply = self.call(turn, given, states[role], direct=builtin)
         except CallTimeout:
@@ -331,7 +335,7 @@ class _Episode:
             return False if is_stop is None else bool(is_stop(message))
 
         try:
-            stopping = self.call(custom_stop, message if builtin else jsonable(message), direct=builtin)
+            stopping = self.call(custom_stop, self._given(role, message), direct=builtin)
         except CallTimeout:
             raise _Failure(
                 self._fail(role, "timeout", f"{role}.is_stop did not return before the episode timeout")
