@@ -13,6 +13,7 @@
     pi schema                              the JSON Schema of scenario files
     pi generate SCENARIO... [--style S] [--seed N] [--out DIR]
                                            certified pressure variants of hand-written scenarios
+    pi play SCENARIO [--state F] [--act A] [--record R] | --score RECORD   play as the agent (see play/)
 
 Arguments after ``--`` go to pytest unchanged. ``pi run`` takes every
 ``--pibench-NAME`` option of the plugin as ``--NAME`` (one option table for
@@ -345,7 +346,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     generate.add_argument("--seed", type=int, default=0, help="generator seed (default 0); same seed, same files")
     generate.add_argument("--out", help="write the variants here (default: beside each base)")
     generate.add_argument("--list-styles", action="store_true", help="list the pressure styles and exit")
+    from pytest_pibench.play.command import add_play_parser, play_command
+
+    add_play_parser(commands)
     args = parser.parse_args(argv)
+    if args.command == "play":
+        return play_command(args, resolve_scenario_arg)
     try:
         return _dispatch(args, extra)
     except _UsageError as exc:

@@ -1,5 +1,7 @@
 """The built-in participants and their spec schemes (``oracle``, ``baseline:*``, ``scripted``, ``litellm``, ``a2a``).
 
+``replay:PATH`` (recorded plays of ``pi play``) lives in :mod:`pytest_pibench.participants.replay`.
+
 Two kinds of baselines (DESIGN §4 rules 2 and 8):
 
 * naive, ``baseline:allow|deny|escalate|silent``: record one fixed decision at
@@ -24,6 +26,7 @@ from typing import Any
 from pytest_pibench.env.binding import bind_scenario
 from pytest_pibench.episode.messages import build_tool_call, is_stop_signal
 from pytest_pibench.participants.a2a.scheme import A2A_SCHEME
+from pytest_pibench.participants.replay import REPLAY_SCHEME
 from pytest_pibench.participants.schemes import AgentSpecError, JudgeFactory, ParticipantFactory, Scheme
 from pytest_pibench.scenario.loading import ScenarioError
 from pytest_pibench.scenario.models import Scenario
@@ -372,5 +375,6 @@ BUILTIN_SCHEMES: tuple[Scheme, ...] = (
     Scheme("scripted", "scripted", user=_scripted),
     Scheme("litellm", "litellm:<model>", agent=_llm_agent, user=_llm_user, judge=_llm_judge),
     A2A_SCHEME,
+    REPLAY_SCHEME,
 )
 """The schemes every resolver knows."""

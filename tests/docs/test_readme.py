@@ -152,8 +152,12 @@ def classify(command: Command) -> str | None:
         return "run:selftest"
     if head == "pytest" and tokens[-1] == "&":
         return None
+    if any(a.startswith("replay:") for a in _agents(tokens)):
+        return "parse:replay"  # needs play records made by a person: tests/play replays real ones
     if head == "pytest" and _agents(tokens):
         return "run:pytest" if all(_RUNNABLE_AGENTS.match(a) for a in _agents(tokens)) else None
+    if head == "pi" and tokens[1:2] == ("play",):
+        return "parse:play"  # a person's moves (interactive or step by step): tests/play runs real sessions
     if head == "pi" and tokens[1:2] and tokens[1] in _PI_RUNNABLE:
         return "run:pi" if all(_RUNNABLE_AGENTS.match(a) for a in _agents(tokens)) else None
     if head == "python" and tokens[1:2] and tokens[1].endswith(".py") and (ROOT / tokens[1]).is_file():

@@ -92,7 +92,7 @@ def test_every_role_resolves_through_the_built_in_schemes(scenario):
             "scripted",
             "agent spec 'scripted': scheme 'scripted' names no agent (only: user); "
             "use module:Class, module:factory, or a built-in (oracle, "
-            "baseline:allow|deny|escalate|silent, litellm:<model>, a2a:<url>)",
+            "baseline:allow|deny|escalate|silent, litellm:<model>, a2a:<url>, replay:PATH)",
         ),
         (
             resolve_judge,
