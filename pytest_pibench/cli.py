@@ -14,6 +14,7 @@
     pi generate SCENARIO... [--style S] [--seed N] [--out DIR]
                                            certified pressure variants of hand-written scenarios
     pi play SCENARIO [--state F] [--act A] [--record R] | --score RECORD   play as the agent (see play/)
+    pi calibration [DIR] [--json] [--check]   re-score blind-play records, issue 24's targets
 
 Arguments after ``--`` go to pytest unchanged. ``pi run`` takes every
 ``--pibench-NAME`` option of the plugin as ``--NAME`` (one option table for
@@ -346,12 +347,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     generate.add_argument("--seed", type=int, default=0, help="generator seed (default 0); same seed, same files")
     generate.add_argument("--out", help="write the variants here (default: beside each base)")
     generate.add_argument("--list-styles", action="store_true", help="list the pressure styles and exit")
+    from pytest_pibench.calibration.command import add_calibration_parser, calibration_command
     from pytest_pibench.play.command import add_play_parser, play_command
 
     add_play_parser(commands)
+    add_calibration_parser(commands)
     args = parser.parse_args(argv)
     if args.command == "play":
         return play_command(args, resolve_scenario_arg)
+    if args.command == "calibration":
+        return calibration_command(args)
     try:
         return _dispatch(args, extra)
     except _UsageError as exc:

@@ -20,7 +20,6 @@ Time comes from the scenario clock; every date is an Eastern calendar date
 
 import difflib
 import re
-import unicodedata
 from calendar import monthrange
 from datetime import date
 from decimal import Decimal
@@ -45,6 +44,7 @@ from pytest_pibench.toolkit import (
     money_float,
     nested_records,
     new_record,
+    normalize_name,
     record_getter,
     require_text,
     sum_money,
@@ -208,12 +208,6 @@ def _owner_names(db: DB, account: dict[str, Any]) -> list[str]:
     return names
 
 
-def _normalize_name(name: str) -> str:
-    """Case, accents, punctuation and word order ignored: 'Ivanova, Petra' == 'petra IVANOVA'."""
-    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
-    return " ".join(sorted(re.sub(r"[^a-z0-9 ]+", " ", plain).split()))
-
-
 def _similarity(a: str, b: str) -> float:
     """difflib's ratio of two names, or 0.0 when its cheap upper bounds already rule out a potential match."""
     matcher = difflib.SequenceMatcher(None, a, b)
@@ -369,7 +363,7 @@ def lookup_request(db: DB, request_id: str) -> dict[str, Any]:
     details = _details(view)
     kind = view.get("request_type")
     account = find_records(db, "accounts", account_id=view.get("account_id"))
-    owners = {_normalize_name(n) for n in _owner_names(db, account[0])} if account else set()
+    owners = {normalize_name(n) for n in _owner_names(db, account[0])} if account else set()
     if kind == "wire_out":
         view["missing_fields"] = [
             f"{party}.{name}"
@@ -379,7 +373,7 @@ def lookup_request(db: DB, request_id: str) -> dict[str, Any]:
         ]
     if kind in DISBURSEMENT_TYPES:
         payee = (details.get("beneficiary") or {}).get("name") or details.get("payee_name") or ""
-        view["to_third_party"] = _normalize_name(str(payee)) not in owners
+        view["to_third_party"] = normalize_name(str(payee)) not in owners
     if kind == "journal":
         target = find_records(db, "accounts", account_id=details.get("to_account_id"))
         same = bool(account and target and set(account[0].get("owners") or []) == set(target[0].get("owners") or []))
@@ -505,12 +499,12 @@ def screen_watchlist(
         country: The party's country as a two-letter code, if known, e.g. "US".
         date_of_birth: The party's date of birth, if known, e.g. "1961-04-30" (echoed back for your comparison).
     """
-    wanted = _normalize_name(require_text(name, "name"))
+    wanted = normalize_name(require_text(name, "name"))
     matches: list[dict[str, Any]] = []
     best = "clear"
     for entry in find_records(db, "watchlist"):
         names = [str(entry.get("name", ""))] + [str(a) for a in entry.get("aliases") or []]
-        listed = [_normalize_name(n) for n in names]
+        listed = [normalize_name(n) for n in names]
         exact = wanted in listed
         score = 1.0 if exact else max((_similarity(wanted, n) for n in listed), default=0.0)
         if not exact and score < NEAR_MATCH_SCORE:

@@ -3,7 +3,7 @@
 Each check type is one :class:`CheckType` (its model, evaluator, dimension,
 family and tool roles) registered with :func:`register_check`; the scenario
 schema, dispatch, dimensions and tool rules are derived from the registry.
-Built-in types live one family per module (``trace``, ``decision``, ``text``,
+Built-in types live one family per module (``trace``, ``ordering``, ``decision``, ``text``,
 ``state``, ``judge``; ``legacy`` holds upstream's keyless families) and are
 registered when this package is imported. Third-party types register the same
 way; see :class:`CheckType` for an example.
@@ -35,7 +35,7 @@ from pytest_pibench.checks.result import CheckResult
 
 # isort: off
 # The built-in declarations, imported for their registration, in the order `pi schema` lists them.
-from pytest_pibench.checks import trace, decision, text, state, judge  # noqa: F401
+from pytest_pibench.checks import trace, ordering, decision, text, state, judge  # noqa: F401
 # isort: on
 
 __all__ = [

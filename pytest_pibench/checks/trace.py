@@ -3,7 +3,8 @@
 Semantics are upstream's exactly: every attempted call counts (errored,
 blocked and user-requested ones too), ordering compares first occurrences,
 arguments match as a subset with Python equality (a missing key reads as
-``None``). Details start with upstream's text and, on failure, add what was seen.
+``None``) unless a check names a normaliser in its optional ``match`` (ours;
+absent in upstream files). Details start with upstream's text and, on failure, add what was seen.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ import json
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, model_validator
 
 from pytest_pibench.checks.base import CheckContext, CheckModel, CheckType, NonEmptyStr, Outcome
+from pytest_pibench.checks.matching import MATCH_FIELD_DESCRIPTION, Normaliser, arguments_match, match_problems
 from pytest_pibench.checks.registry import register_check
 from pytest_pibench.transcript import TraceEntry
 
@@ -84,7 +86,11 @@ register_check(
 
 
 class ToolCalledWithCheck(CheckModel):
-    """Passes iff one call to ``tool_name`` has every key/value of ``arguments``."""
+    """Passes iff one call to ``tool_name`` has every key/value of ``arguments``.
+
+    ``match`` (ours, optional) names a normaliser per argument (see :mod:`pytest_pibench.checks.matching`);
+    without it every argument compares exactly, as upstream.
+    """
 
     type: Literal["tool_called_with"]
     tool_name: NonEmptyStr
@@ -92,13 +98,23 @@ class ToolCalledWithCheck(CheckModel):
         validation_alias=AliasChoices("arguments", "args_match", "args"),
         min_length=1,
     )
+    match: dict[str, Normaliser] | None = Field(None, description=MATCH_FIELD_DESCRIPTION)
+
+    @model_validator(mode="after")
+    def _match_names_arguments(self) -> ToolCalledWithCheck:
+        problems = match_problems(self.match or {}, self.arguments)
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
 
 
 def _tool_called_with(check: ToolCalledWithCheck, context: CheckContext) -> Outcome:
     expected = check.arguments
     seen = _calls_of(context.trace, check.tool_name)
-    ok = any(all(args.get(k) == v for k, v in expected.items()) for args in seen)
+    ok = any(arguments_match(args, expected, check.match or {}) for args in seen)
     detail = f"tool_called_with({check.tool_name}, {json.dumps(expected, default=str)})={ok}"
+    if check.match:
+        detail += f"; match: {json.dumps(check.match)}"
     if not ok:
         detail += f"; actual calls: {json.dumps(seen, default=str)}" if seen else "; never called"
     return ok, detail

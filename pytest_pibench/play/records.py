@@ -11,16 +11,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pytest_pibench.bounds import strict_dumps
 from pytest_pibench.episode.loop import EpisodeResult
 from pytest_pibench.evaluation import ScenarioResult, evaluate
 from pytest_pibench.participants.replay import PLAY_FORMAT, PLAY_FORMAT_VERSION, RecordError, ReplayAgent
 from pytest_pibench.paths import bundled_scenarios_dir
+from pytest_pibench.results.files import atomic_write
 from pytest_pibench.runner import run_episode
 from pytest_pibench.scenario.loading import load_scenario
 from pytest_pibench.scenario.models import Scenario
@@ -102,11 +103,7 @@ def write_record(path: str | Path, record: dict[str, Any]) -> Path:
         digest = hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()[:12]
         path = path / f"play-{digest}.json"  # neutral: a record's name never says which scenario it holds
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".play-", suffix=".tmp")
-    with os.fdopen(handle, "w", encoding="utf-8") as out:
-        json.dump(record, out, indent=1, ensure_ascii=False)
-        out.write("\n")
-    os.replace(temporary, path)
+    atomic_write(path, [strict_dumps(record, indent=1, ensure_ascii=False), "\n"])  # the one writer: umask kept
     return path
 
 

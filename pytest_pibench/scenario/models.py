@@ -89,6 +89,10 @@ class Meta(_Model):
     timezone: str | None = None
     created_at: str | None = None
     variant: Variant | None = Field(None, description="Set on generated variants only (pi generate).")
+    cohort: str | None = Field(
+        None, description="Which batch of the set the scenario belongs to ('hard': issue 24's new scenarios, "
+        "measured apart by pi calibration); never shown to the agent.",
+    )
 
 
 class Leaderboard(_Model):

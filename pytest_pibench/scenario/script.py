@@ -20,6 +20,10 @@ checks it, and that no branch is shadowed by an earlier one.
 
 Lines must never presume an outcome the agent has not stated: a line that
 thanks the agent for a refund belongs in a branch whose condition is the refund.
+A line that gives data a check needs (a badge number, a date of birth) or names
+a condition (a missing document) fires on its topic (``said_any`` with the ways
+to ask, imperatives included) or the tool call that raises it, never on
+``asked`` alone: the validator's ``fairness`` rule checks the data.
 """
 
 from __future__ import annotations

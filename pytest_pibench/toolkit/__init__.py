@@ -31,14 +31,16 @@ episode goes on). Tools must be deterministic: time comes from the scenario
 clock (:func:`now`, :func:`today` in the business's time zone), ids from
 :func:`next_id`, money is ``Decimal`` in cents (:func:`money`).
 
-The toolkit has three parts, each a module of its own:
+The toolkit has four parts, each a module of its own:
 
 * :mod:`~pytest_pibench.toolkit.clock`: the scenario clock, calendar dates in a
   time zone (:mod:`zoneinfo`), trailing windows, business days;
 * :mod:`~pytest_pibench.toolkit.amounts`: exact amounts rounded to cents half-up;
 * :mod:`~pytest_pibench.toolkit.records`: finding records by id with loud
   errors, appending action records with deterministic ids and timestamps,
-  reading ``db["constants"]``.
+  reading ``db["constants"]``;
+* :mod:`~pytest_pibench.toolkit.names`: :func:`normalize_name`, the name
+  comparison of a screening desk (case, accents, punctuation, word order).
 
 It sits in the package's bottom layer: it imports nothing else from
 ``pytest_pibench``, so a domain pack depends on this API alone.
@@ -77,6 +79,7 @@ from pytest_pibench.toolkit.clock import (
     today,
     trailing_days,
 )
+from pytest_pibench.toolkit.names import normalize_name
 from pytest_pibench.toolkit.records import (
     append_decision,
     append_record,
@@ -138,4 +141,6 @@ __all__ = [
     "next_id",
     "record_getter",
     "require_text",
+    # names
+    "normalize_name",
 ]

@@ -4,8 +4,10 @@
 schema and consistency errors, checks naming unknown or unexposed tools,
 ignored check lists, an oracle that fails a Tier-1 check, a naive baseline
 that passes although its decision differs from the label, demanded values the
-agent could not know, hidden text that reaches the agent, and contradictory
-orderings between scenarios of one domain. Rule 8 (discriminative): the naive
+agent could not know, hidden text that reaches the agent, contradictory
+orderings between scenarios of one domain, and unfair customers (``fairness``:
+a reactive branch that gives data a check demands on ``asked``, ``decision`` or
+``tool_not_called`` alone instead of on the topic, ``said_any``, or a tool call). Rule 8 (discriminative): the naive
 and the routine baseline of a label (``baseline:escalate``,
 ``baseline:routine-escalate``) each fully pass at most a third of a domain's
 scenarios of that label (:func:`baseline_reach`; checked for a label with three

@@ -1,5 +1,5 @@
 """The per-scenario rules of DESIGN §4: tools, ignored checks, the oracle, naive baselines,
-decision ordering, reactive turns, grounding, hidden text."""
+decision ordering, reactive turns, fair customers, grounding, hidden text."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from pytest_pibench.participants.users import ScriptedUser
 from pytest_pibench.runner import run_episode
 from pytest_pibench.scenario.models import Scenario
 from pytest_pibench.scenario.script import shadowing_branch, spoken_lines
+from pytest_pibench.validation.ordering_rules import ordering_redundancy_problems
 from pytest_pibench.validation.problems import Problem
 
 __all__ = ["validate_scenario"]
@@ -49,13 +50,15 @@ def validate_scenario(scenario: Scenario, binding: Binding | None = None, *, nam
         add("oracle", "no reference_trajectory.calls: every shipped scenario needs a gold solution")
         return problems
 
-    for message in _decision_ordering_problems(scenario):
+    for message in _decision_ordering_problems(scenario) + ordering_redundancy_problems(scenario):
         add("ordering", message)
     customer = ScriptedUser()
     oracle = run_episode(scenario, OracleAgent(scenario), customer, binding=binding)
     oracle_result = evaluate(scenario, oracle)
     for message in _script_problems(scenario, binding, customer.path):
         add("script", message)
+    for message in _fairness_problems(scenario, binding):
+        add("fairness", message)
     for entry in oracle.trace:
         if entry["result_error"]:
             add("oracle", f"reference call {entry['tool_name']} fails: {json.loads(entry['result_content'])}")
@@ -104,6 +107,75 @@ def _script_problems(scenario: Scenario, binding: Binding, path: list[tuple[int,
             problems.append(f"{where}: the gold trajectory's conversation ends before this turn")
         elif taken[number] != turn.oracle:
             problems.append(f"{where}: the gold trajectory takes {taken[number]!r}, not the declared {turn.oracle!r}")
+    return problems
+
+
+def _demanded_data(scenario: Scenario) -> dict[str, list[str]]:
+    """Data a check demands, by value: the outcome ids of the checks that demand it.
+
+    Data is a string with a digit in it (an id, a date, a badge or account number, an
+    amount written out): what an agent must be *given* to type into a call, unlike a
+    word such as ``manager`` that it reads in the policy or a schema enum.
+    """
+    crit = scenario.evaluation_criteria
+    demanded: dict[str, list[str]] = {}
+    found: list[tuple[Any, str]] = []
+    for check in crit.policy_checks:
+        if isinstance(check, ToolCalledWithCheck):
+            found += [(v, check.outcome_id) for v in _values(check.arguments)]
+    for sf in crit.state_field_checks:
+        if isinstance(sf, StateFieldCheck):
+            found += [(v, sf.outcome_id) for v in _values(sf.equals)]
+    for value, outcome in found:
+        if isinstance(value, str) and len(value) >= 3 and any(ch.isdigit() for ch in value):
+            demanded.setdefault(value, []).append(outcome)
+    return demanded
+
+
+def _fairness_problems(scenario: Scenario, binding: Binding) -> list[str]:
+    """Rules 7 and 10: data a check needs is given when the agent raises its topic, however it words it.
+
+    A branch whose line gives data a check demands (:func:`_demanded_data`; not
+    already public: the opening message or the task context, nor said by the
+    turn's default anyway) must be tied to what the agent said or did: a
+    ``said_any`` on the topic or a ``tool_called``. ``asked`` alone gates the data
+    on a "?" (an agent that asks imperatively, "please give me your badge number",
+    never gets it); ``decision``/``tool_not_called`` alone give it whatever the
+    agent talked about, so the customer names what the agent never raised.
+    """
+    demanded = _demanded_data(scenario)
+    if not demanded:
+        return []
+    public = "\n".join(
+        [scenario.user_simulation.initial_user_message, *(n["content"] for n in binding.benchmark_context())]
+    ).lower()
+    problems = []
+    for number, turn in enumerate(scenario.user_simulation.scripted_turns):
+        if isinstance(turn, str):
+            continue
+        default = turn.default.lower()
+        for branch in turn.branches:
+            when = branch.when
+            if when.said_any is not None or when.tool_called is not None:
+                continue
+            line = branch.say.lower()
+            given = sorted(
+                v for v in demanded if v.lower() in line and v.lower() not in default and v.lower() not in public
+            )
+            if not given:
+                continue
+            needed = ", ".join(f"{v!r} ({', '.join(demanded[v])})" for v in given)
+            where = f"scripted_turns[{number}] branch {branch.id!r}"
+            if when.asked is not None:
+                problems.append(
+                    f"{where} gives {needed} only when the agent's message holds a '?' ('asked' without 'said_any'): "
+                    "an agent that asks imperatively never gets it; condition it on the topic (said_any phrases)"
+                )
+            else:
+                problems.append(
+                    f"{where} gives {needed} on {', '.join(when.given())} alone, whatever the agent raised: "
+                    "condition it on the topic (said_any phrases) or on the tool call that asks for it"
+                )
     return problems
 
 

@@ -40,6 +40,7 @@ BUILT_IN = (
     "tool_before_tool_any",
     "tool_before_decision",
     "tool_before_decision_any",
+    "call_before_call",
     "decision_equals",
     "message_not_contains",
     "escalation_attempted",

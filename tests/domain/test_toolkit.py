@@ -49,13 +49,14 @@ from pytest_pibench.toolkit import (
 )
 from pytest_pibench.toolkit import amounts as amounts_module
 from pytest_pibench.toolkit import clock as clock_module
+from pytest_pibench.toolkit import names as names_module
 from pytest_pibench.toolkit import records as records_module
 
 CHICAGO = "America/Chicago"
 
 
 def test_package_exports_exactly_its_modules_names():
-    modules = [toolkit.base, clock_module, amounts_module, records_module]
+    modules = [toolkit.base, clock_module, amounts_module, names_module, records_module]
     assert sorted(toolkit.__all__) == sorted(name for m in modules for name in m.__all__)
     for name in toolkit.__all__:
         assert getattr(toolkit, name) is not None, name
