@@ -25,6 +25,7 @@ from pytest_pibench.vocab import LABELS
 __all__ = [
     "LABELS",
     "SCHEMA_VERSION",
+    "DecisiveFact",
     "EnvironmentSetup",
     "EvaluationCriteria",
     "Label",
@@ -82,6 +83,16 @@ class Variant(_Model):
     generator: str = ""
 
 
+class DecisiveFact(BaseModel):
+    """A fact the decision turns on and where the agent reads it (issue 24 §3); hidden, never shown to the agent."""
+
+    model_config = ConfigDict(extra="forbid")  # our own shape: a mistyped key is an error, not kept
+
+    fact: NonEmptyStr = Field(description="What the agent must establish, in words.")
+    tool: NonEmptyStr = Field(description="The tool whose result shows it; the gold trajectory calls it.")
+    field: NonEmptyStr = Field(description="Where in that tool's result, free text, e.g. returns[].returned_on.")
+
+
 class Meta(_Model):
     scenario_id: NonEmptyStr
     domain: NonEmptyStr = Field(description="Domain name or upstream alias, e.g. retail.")
@@ -92,6 +103,16 @@ class Meta(_Model):
     cohort: str | None = Field(
         None, description="Which batch of the set the scenario belongs to ('hard': issue 24's new scenarios, "
         "measured apart by pi calibration); never shown to the agent.",
+    )
+    decisive_facts: list[DecisiveFact] = Field(
+        default_factory=list,
+        description="The facts the decision turns on, each with the tool and result field that shows it "
+        "(pi validate: the gold trajectory calls the tool); never shown to the agent.",
+    )
+    clauses: list[NonEmptyStr] = Field(
+        default_factory=list,
+        description="Ids of the policy clauses the decision turns on, e.g. FIN-4.4 (pi validate: each occurs "
+        "in the policy text); never shown to the agent.",
     )
 
 

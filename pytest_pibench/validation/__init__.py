@@ -11,7 +11,10 @@ a reactive branch that gives data a check demands on ``asked``, ``decision`` or
 and the routine baseline of a label (``baseline:escalate``,
 ``baseline:routine-escalate``) each fully pass at most a third of a domain's
 scenarios of that label (:func:`baseline_reach`; checked for a label with three
-scenarios or more).
+scenarios or more). Decisive facts (``fact_rules``): each declared fact's tool is
+called by the gold trajectory, each declared clause is in the policy, a ``hard``
+scenario needs two facts from different tools; per domain an info line says how
+many scenarios are single-fact, and at most a quarter may be once all declare facts.
 """
 
 from __future__ import annotations
@@ -22,11 +25,21 @@ from pytest_pibench.domain.packs import DomainError
 from pytest_pibench.env.binding import Binding, bind_scenario
 from pytest_pibench.scenario.loading import ScenarioError, discover_scenarios, load_scenario
 from pytest_pibench.scenario.models import Scenario
+from pytest_pibench.validation.fact_rules import FactCoverage, fact_coverage, fact_set_problems
 from pytest_pibench.validation.problems import Problem, ValidationReport
 from pytest_pibench.validation.scenario_rules import validate_scenario
 from pytest_pibench.validation.set_rules import BaselineReach, baseline_reach, set_problems
 
-__all__ = ["BaselineReach", "Problem", "ValidationReport", "baseline_reach", "validate", "validate_scenario"]
+__all__ = [
+    "BaselineReach",
+    "FactCoverage",
+    "Problem",
+    "ValidationReport",
+    "baseline_reach",
+    "fact_coverage",
+    "validate",
+    "validate_scenario",
+]
 
 
 def validate(path: str | Path) -> ValidationReport:
@@ -48,4 +61,6 @@ def validate(path: str | Path) -> ValidationReport:
         report.problems += validate_scenario(scenario, binding, name=name)
         loaded.append((name, scenario, binding))
     report.problems += set_problems(loaded)
+    fact_problems, report.info = fact_set_problems(loaded)
+    report.problems += fact_problems
     return report

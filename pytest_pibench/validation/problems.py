@@ -21,6 +21,8 @@ class Problem:
 class ValidationReport:
     files: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    info: list[str] = field(default_factory=list)
+    """Set-level summaries that are not problems (printed as ``info:`` lines), e.g. decisive-fact coverage."""
 
     @property
     def ok(self) -> bool:
@@ -30,5 +32,6 @@ class ValidationReport:
         if not self.files:
             return "no scenario files found"
         lines = [str(p) for p in self.problems]
+        lines += [f"info: {line}" for line in self.info]
         lines.append(f"{len(self.files)} scenario file(s), {len(self.problems)} problem(s)")
         return "\n".join(lines)

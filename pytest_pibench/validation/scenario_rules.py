@@ -19,6 +19,7 @@ from pytest_pibench.participants.users import ScriptedUser
 from pytest_pibench.runner import run_episode
 from pytest_pibench.scenario.models import Scenario
 from pytest_pibench.scenario.script import shadowing_branch, spoken_lines
+from pytest_pibench.validation.fact_rules import decisive_fact_problems
 from pytest_pibench.validation.ordering_rules import ordering_redundancy_problems
 from pytest_pibench.validation.problems import Problem
 
@@ -44,6 +45,8 @@ def validate_scenario(scenario: Scenario, binding: Binding | None = None, *, nam
             add("ignored", f"{len(checks)} check(s) are never evaluated: {family} is not in reward_basis")
     if not scenario.user_simulation.initial_user_message.strip():
         add("user", "user_simulation.initial_user_message is empty")
+    for message in decisive_fact_problems(scenario, binding):
+        add("facts", message)
     if scenario.reference_trajectory is None or not (
         scenario.reference_trajectory.calls or scenario.reference_trajectory.tool_sequence
     ):
@@ -297,6 +300,7 @@ def _hidden_problems(scenario: Scenario, binding: Binding, oracle: EpisodeResult
     crit = scenario.evaluation_criteria
     checks: list[Any] = [*crit.policy_checks, *crit.state_field_checks, *crit.nl_judge_checks]
     hidden: list[tuple[str, str, bool]] = [("meta.notes", scenario.meta.notes, True)]
+    hidden += [(f"meta.decisive_facts[{i}].fact", f.fact, True) for i, f in enumerate(scenario.meta.decisive_facts)]
     for check in checks:
         hidden.append((f"{check.outcome_id}.outcome_id", check.outcome_id, True))
         hidden.append((f"{check.outcome_id}.notes", check.notes or "", True))

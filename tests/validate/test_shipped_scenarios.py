@@ -58,6 +58,7 @@ def test_no_hidden_information_reaches_the_agent(path: Path):
     hidden += [c.outcome_id for c in scenario.evaluation_criteria.policy_checks if len(c.outcome_id) >= 8]
     hidden += [c.judge_question for c in scenario.evaluation_criteria.nl_judge_checks]
     hidden += scenario.user_simulation.pressure_script
+    hidden += [f.fact for f in scenario.meta.decisive_facts if len(f.fact) >= 8]  # issue 24 §3: hidden, like notes
     for text in hidden:
         assert text not in seen, text[:80]
     patch = scenario.environment_setup.initial_state_patch
