@@ -21,6 +21,7 @@ from pytest_pibench.episode.caller import (
     ParticipantCaller,
     ParticipantRaised,
     bound_traceback,
+    is_builtin,
     is_real_stop,
 )
 from pytest_pibench.episode.loop import EpisodeResult, play_episode
@@ -327,7 +328,7 @@ def _usage(participant: Any, caller: ParticipantCaller) -> tuple[UsageReport | N
     """
     if participant is None:
         return None, None
-    builtin = bool(getattr(type(participant), "pibench_builtin", False))  # trusted: read without a thread hop
+    builtin = is_builtin(participant)  # trusted: read without a thread hop
     try:
         report: tuple[UsageReport | None, str | None] = caller(_read_usage, participant, limit=5.0, direct=builtin)
     except CallTimeout:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_pibench.episode.caller import ParticipantRaised
+from pytest_pibench.episode.caller import ParticipantRaised, is_builtin
 
 __all__ = ["Spend", "reported_spend", "usage_report"]
 
@@ -71,7 +71,7 @@ def reported_spend(participants: Iterable[Any], call: Callable[..., Any] = _call
     for participant in participants:
         if participant is None:
             continue
-        builtin = bool(getattr(type(participant), "pibench_builtin", False))  # trusted: read without a thread hop
+        builtin = is_builtin(participant)  # trusted: read without a thread hop
 
         def read(participant: Any = participant) -> tuple[float, int] | None:
             data = usage_report(participant)

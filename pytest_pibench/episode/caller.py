@@ -25,6 +25,7 @@ __all__ = [
     "ParticipantCaller",
     "ParticipantRaised",
     "bound_traceback",
+    "is_builtin",
     "is_real_stop",
 ]
 
@@ -61,6 +62,15 @@ def bound_traceback(text: str, limit: int = TRACEBACK_LIMIT) -> str:
         return text
     head, tail = limit // 4, limit - limit // 4
     return f"{text[:head]}\n… [traceback cut: {len(text) - limit:,} characters] …\n{text[-tail:]}"
+
+
+def is_builtin(participant: Any) -> bool:
+    """Whether ``participant``'s class is a trusted built-in (``pibench_builtin = True``): called directly.
+
+    Read from the class, never the instance: an agent object's own attribute
+    look-up is its code, and could hang.
+    """
+    return bool(getattr(type(participant), "pibench_builtin", False))
 
 
 def _safe_text(exc: BaseException) -> str:

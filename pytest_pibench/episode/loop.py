@@ -33,7 +33,7 @@ from typing import Any
 from pytest_pibench.env.binding import Binding
 from pytest_pibench.episode import interrupt
 from pytest_pibench.episode.budget import Spend, reported_spend
-from pytest_pibench.episode.caller import CallTimeout, ParticipantCaller, ParticipantRaised
+from pytest_pibench.episode.caller import CallTimeout, ParticipantCaller, ParticipantRaised, is_builtin
 from pytest_pibench.episode.messages import is_stop_signal, message_problem
 from pytest_pibench.episode.plain import final_state, jsonable
 from pytest_pibench.episode.reply import Reply, read_reply
@@ -136,9 +136,7 @@ class _Episode:
         self.last_role = "agent"
         self.call = ParticipantCaller(None)
         # Read once from the classes: the built-ins are trusted (no thread hop, no defensive copies).
-        self.builtin = {
-            role: bool(getattr(type(p), "pibench_builtin", False)) for role, p in (("agent", agent), ("user", user))
-        }
+        self.builtin = {"agent": is_builtin(agent), "user": is_builtin(user)}
 
     def run(self, caller: ParticipantCaller | None = None) -> EpisodeResult:
         started = time.monotonic()
