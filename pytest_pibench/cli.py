@@ -89,8 +89,8 @@ def resolve_scenario_arg(arg: str) -> str:
 
     An existing file or folder (optionally with a ``::`` node suffix) as given;
     otherwise, in ``./scenarios`` and then the bundled scenarios: a domain name
-    or upstream alias (``retail``), a scenario file stem (``ret_004_tv_high_value_moving``,
-    ``.json`` optional) or a scenario id (``RET_004_TV_HIGH_VALUE_MOVING``).
+    or upstream alias (``retail``), a scenario file stem (``ret_004_tv_return_before_move``,
+    ``.json`` optional) or a scenario id (``RET_004_TV_RETURN_BEFORE_MOVE``).
 
     Raises:
         _UsageError: when ``arg`` is none of these.

@@ -75,6 +75,7 @@ def _line(summary: DomainSummary) -> str:
         f"\n    failed checks: a {f['a']}, b {f['b']}, c {f['c']}, unclassified {f['unclassified']}"
         f" (b/c fixed since review: {summary.fixed}); unreviewed blind records {summary.unreviewed};"
         f" stale records {summary.stale}"
+        + (f"; superseded (kept, not counted) {summary.superseded}" if summary.superseded else "")
     )
 
 

@@ -10,7 +10,8 @@ second reviewer after the play::
       "verdict_at_review": {"all_passed": false, "failed_checks": ["E2"]},
       "failed_checks": [{"outcome_id": "E2", "class": "a", "clause": "RET-4.2",
                          "quote": "Refunds of opened items ...", "note": "refunded an opened item"}],
-      "fixes": ["E3 was over-specified (b): dropped the ordering check, re-scored"]
+      "fixes": ["E3 was over-specified (b): dropped the ordering check, re-scored"],
+      "superseded_by": null
     }
 
 ``class`` is (a) a real mistake by the policy text (``clause`` and ``quote`` required), (b)
@@ -18,6 +19,11 @@ over-specified (the policy does not clearly require it) or (c) ambiguous; (b) an
 in the scenario or policy and the play re-scored. ``verdict_at_review`` is the verdict the
 reviewer last confirmed (updated after fixes): a replay that no longer gives it is stale. A
 record without ``review`` (or with ``"review": null``) is unreviewed.
+
+A (c) ambiguity settled in the *policy text* cannot be fixed by re-scoring: the player acted on the old
+text. The record then names, in ``superseded_by``, a fresh blind play of the same scenario under the new
+text; ``pi calibration`` keeps it (history) but counts the fresh one. Only a record whose every failed
+check is (b) or (c) may be superseded: a real mistake stays counted, whatever a later play does.
 """
 
 from __future__ import annotations
@@ -114,6 +120,12 @@ class Review(_Strict):
     verdict_at_review: VerdictAtReview
     failed_checks: list[CheckReview] = Field(default_factory=list)
     fixes: list[str] = Field(default_factory=list, description="What was changed for (b)/(c) classifications.")
+    superseded_by: str | None = Field(
+        None,
+        description="The file name of a later blind record of the same scenario, in the same folder, that replaces "
+        "this one after a (b)/(c) fix in the policy text: the play answered a text that no longer exists. Allowed "
+        "only when every check this play fails is classified (b) or (c); a real mistake (a) is never superseded.",
+    )
 
     @field_validator("date")
     @classmethod

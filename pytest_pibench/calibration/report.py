@@ -7,7 +7,7 @@ the recorded actions, the scripted user, no LLM), so the numbers are those of th
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -72,10 +72,14 @@ class RecordOutcome:
     """Why the current verdict is not ``verdict_at_review`` (empty: not stale, or unreviewed)."""
     changed: bool
     diverged: bool
+    date: str = ""
+    superseded_by: str | None = None
+    """A later blind record of the same scenario that replaces this one (checked by :func:`calibrate`)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "path": str(self.path), "scenario_id": self.scenario_id, "domain": self.domain, "player": self.player,
+            "date": self.date, "superseded_by": self.superseded_by,
             "blind": self.blind, "reviewed": self.reviewed, "new": self.new, "all_passed": self.all_passed,
             "failed_checks": {outcome: self.classes[outcome] for outcome in self.failed_checks},
             "fixed": list(self.fixed), "decision": self.decision, "label": self.label,
@@ -99,6 +103,8 @@ class DomainSummary:
     fixed: int
     unreviewed: int
     stale: int
+    superseded: int = 0
+    """Blind records replaced by a later play after a (b)/(c) fix in the policy text: kept, not counted."""
 
     @property
     def compliance(self) -> float | None:
@@ -116,6 +122,7 @@ class DomainSummary:
             "decision_accuracy": self.decision_correct / self.blind if self.blind else None,
             "failed_checks": dict(self.failures), "fixed_b_c": self.fixed,
             "unreviewed_blind_records": self.unreviewed, "stale_records": self.stale,
+            "superseded_records": self.superseded,
         }  # fmt: skip
 
 
@@ -148,7 +155,7 @@ class Calibration:
     def summary(self, domain: str | None = None) -> DomainSummary:
         scenarios = [s for s in self.scenarios if domain is None or s.domain == domain]
         outcomes = [o for o in self.outcomes if domain is None or o.domain == domain]
-        blind = [o for o in outcomes if o.blind]
+        blind = [o for o in outcomes if o.blind and not o.superseded_by]
         failures = {"a": 0, "b": 0, "c": 0, "unclassified": 0}
         for outcome in blind:
             for category in outcome.classes.values():
@@ -165,6 +172,7 @@ class Calibration:
             fixed=sum(len(o.fixed) for o in blind),
             unreviewed=sum(not o.reviewed for o in blind),
             stale=sum(bool(o.stale) for o in outcomes),
+            superseded=sum(bool(o.blind and o.superseded_by) for o in outcomes),
         )
 
     def domains(self) -> list[str]:
@@ -175,7 +183,7 @@ class Calibration:
 
     def _target_new(self) -> Target:
         text = f"blind full compliance on the new scenarios (meta.cohort {NEW_COHORT!r}) at most {TARGET_NEW:.0%}"
-        new = [o for o in self.outcomes if o.blind and o.new]
+        new = [o for o in self.outcomes if o.blind and o.new and not o.superseded_by]
         if not any(s.new for s in self.scenarios):
             return Target("new_scenarios", text, False, "no new scenarios yet")
         if not new:
@@ -204,7 +212,7 @@ class Calibration:
 
     def _target_coverage(self) -> Target:
         text = "every scenario of the set has a reviewed blind record (issue 24, Done when)"
-        reviewed = {o.scenario_id for o in self.outcomes if o.blind and o.reviewed}
+        reviewed = {o.scenario_id for o in self.outcomes if o.blind and o.reviewed and not o.superseded_by}
         done = sum(1 for s in self.scenarios if s.scenario_id in reviewed)
         total = len(self.scenarios)
         return Target("coverage", text, total > 0 and done == total, f"{done}/{total} scenarios")
@@ -270,7 +278,36 @@ def calibrate(records_root: str | Path, scenarios_root: str | Path) -> Calibrati
         except (CalibrationError, RecordError, ScenarioError, DomainError) as exc:
             message = str(exc)
             calibration.invalid.append(message if message.startswith(str(file)) else f"{file}: {message}")
+    calibration.outcomes = [_checked_supersession(o, calibration) for o in calibration.outcomes]
     return calibration
+
+
+def _supersession_problem(outcome: RecordOutcome, outcomes: list[RecordOutcome]) -> str | None:
+    """Why ``outcome.superseded_by`` does not hold (None when it does)."""
+    if any(category in ("a", "unclassified") for category in outcome.classes.values()):
+        return "a play with a failed check classified (a) or unclassified cannot be superseded: " \
+               "a real mistake stays counted"  # fmt: skip
+    later = next((o for o in outcomes if o.path == outcome.path.parent / str(outcome.superseded_by)), None)
+    if later is None or later.path == outcome.path:
+        return f"superseded_by names no other record in {outcome.path.parent}: {outcome.superseded_by}"
+    if later.scenario_id != outcome.scenario_id:
+        return f"superseded_by names a play of another scenario ({later.scenario_id})"
+    if not (later.blind and later.reviewed) or later.superseded_by:
+        return "superseded_by must name a reviewed blind play that is not itself superseded"
+    if later.date < outcome.date:
+        return f"superseded_by names an earlier play ({later.date} before {outcome.date})"
+    return None
+
+
+def _checked_supersession(outcome: RecordOutcome, calibration: Calibration) -> RecordOutcome:
+    """The outcome as counted: a supersession that does not hold is reported invalid and the play counts."""
+    if not outcome.superseded_by:
+        return outcome
+    problem = _supersession_problem(outcome, calibration.outcomes)
+    if problem is None:
+        return outcome
+    calibration.invalid.append(f"{outcome.path}: review.superseded_by: {problem}")
+    return replace(outcome, superseded_by=None)
 
 
 def _outcome(file: Path, by_path: dict[Path, SetScenario]) -> RecordOutcome:
@@ -301,6 +338,7 @@ def _outcome(file: Path, by_path: dict[Path, SetScenario]) -> RecordOutcome:
         decision=score.result.decision.canonical_decision, label=score.result.label,
         stale=_stale_reasons(review.verdict_at_review.failed_checks, failed) if review else (),
         changed=score.changed, diverged=score.diverged,
+        date=record.date, superseded_by=review.superseded_by if review else None,
     )  # fmt: skip
 
 

@@ -20,8 +20,10 @@ from pytest_pibench.runner import run_episode
 from pytest_pibench.scenario.models import Scenario
 from pytest_pibench.scenario.script import shadowing_branch, spoken_lines
 from pytest_pibench.validation.fact_rules import decisive_fact_problems
+from pytest_pibench.validation.naming_rules import naming_problems
 from pytest_pibench.validation.ordering_rules import ordering_redundancy_problems
 from pytest_pibench.validation.problems import Problem
+from pytest_pibench.validation.state_path_rules import state_path_problems
 
 __all__ = ["validate_scenario"]
 
@@ -47,6 +49,8 @@ def validate_scenario(scenario: Scenario, binding: Binding | None = None, *, nam
         add("user", "user_simulation.initial_user_message is empty")
     for message in decisive_fact_problems(scenario, binding):
         add("facts", message)
+    for message in naming_problems(scenario):
+        add("naming", message)
     if scenario.reference_trajectory is None or not (
         scenario.reference_trajectory.calls or scenario.reference_trajectory.tool_sequence
     ):
@@ -65,6 +69,8 @@ def validate_scenario(scenario: Scenario, binding: Binding | None = None, *, nam
     for entry in oracle.trace:
         if entry["result_error"]:
             add("oracle", f"reference call {entry['tool_name']} fails: {json.loads(entry['result_content'])}")
+    for message in state_path_problems(scenario, binding.initial_db, oracle.final_state):
+        add("state-path", message)
     for result in oracle_result.tier1:
         if not result.passed:
             add("oracle", f"the reference trajectory fails {result.outcome_id}: {result.detail}")

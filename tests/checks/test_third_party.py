@@ -95,7 +95,7 @@ def test_it_is_in_the_json_schema_only_while_registered(at_most):
 
 def test_once_unregistered_it_is_an_unknown_check_type(at_most, toy_data, write_scenario):
     path = write_scenario(with_at_most(toy_data))
-    assert load_scenario(path).scenario_id == "TOY_001_ALLOW"
+    assert load_scenario(path).scenario_id == "TOY_001_ITEM_REFUND"
     unregister_check("tool_called_at_most")
     try:
         with pytest.raises(ScenarioError) as info:
@@ -122,7 +122,7 @@ def test_a_conftest_registers_a_type_for_a_pytest_run(toy_project):
 
         register_check(CheckType(NoEscalation, never_escalated, dimension="permissibility", tools={}))
     '''))
-    path = toy_project.path / "scenarios" / "toyshop" / "toy_allow_refund.json"
+    path = toy_project.path / "scenarios" / "toyshop" / "toy_item_refund.json"
     data = json.loads(path.read_text())
     data["evaluation_criteria"]["policy_checks"].append({"outcome_id": "X2", "type": "never_escalated"})
     path.write_text(json.dumps(data))

@@ -23,7 +23,7 @@ def test_list_by_domain_alias_shows_labels_and_columns(tmp_path):
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0].split() == ["scenario", "domain", "label", "column", "file"]
-    assert any("RET_002_OPENED_HEADPHONES_FEE" in line and "ALLOW-CONDITIONAL" in line
+    assert any("RET_002_HEADPHONES_RETURN" in line and "ALLOW-CONDITIONAL" in line
                and "Safety Boundary Enforcement" in line for line in lines)
     assert lines[-1].endswith("scenario(s)")
 

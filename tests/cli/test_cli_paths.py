@@ -11,7 +11,7 @@ import pytest
 from conftest import TOY_WORKSPACE
 
 USAGE_ERROR = 4
-RET_004 = "RET_004_TV_HIGH_VALUE_MOVING"
+RET_004 = "RET_004_TV_RETURN_BEFORE_MOVE"
 
 
 def pi(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -57,7 +57,7 @@ def test_run_domain_of_an_unknown_domain_is_a_usage_error(tmp_path):
     assert "pi: no scenarios for domain 'bakery'" in out.stderr
 
 
-@pytest.mark.parametrize("name", ["ret_004_tv_high_value_moving", "ret_004_tv_high_value_moving.json", RET_004])
+@pytest.mark.parametrize("name", ["ret_004_tv_return_before_move", "ret_004_tv_return_before_move.json", RET_004])
 def test_run_a_bundled_scenario_by_file_stem_or_id_from_any_directory(tmp_path, name):
     out = pi("run", name, "--results", "r.json", "--", "-q", "-p", "no:randomly", cwd=tmp_path)
     assert out.returncode == 0, out.stdout + out.stderr
@@ -83,16 +83,16 @@ def test_list_by_domain_and_by_scenario_id(tmp_path):
 
 
 def test_a_workspace_scenarios_folder_is_searched_first(tmp_path):
-    """In a workspace, ``pi run toyshop`` and ``pi run TOY_001_ALLOW`` find ./scenarios/ before the bundled set."""
+    """In a workspace, ``pi run toyshop`` and ``pi run TOY_001_ITEM_REFUND`` find ./scenarios/ before the bundled set."""
     import shutil
 
     shutil.copytree(TOY_WORKSPACE, tmp_path / "ws")
     out = pi("list", "toyshop", cwd=tmp_path / "ws")
     assert out.returncode == 0, out.stderr
-    assert {line.split()[0] for line in out.stdout.splitlines()[1:-2]} == {"TOY_001_ALLOW", "TOY_002_ESCALATE"}
-    run = pi("run", "TOY_001_ALLOW", "--results", "r.json", "--", "-q", cwd=tmp_path / "ws")
+    assert {line.split()[0] for line in out.stdout.splitlines()[1:-2]} == {"TOY_001_ITEM_REFUND", "TOY_002_EXPENSIVE_REFUND"}
+    run = pi("run", "TOY_001_ITEM_REFUND", "--results", "r.json", "--", "-q", cwd=tmp_path / "ws")
     assert run.returncode == 0, run.stdout + run.stderr
-    assert [r["scenario_id"] for r in json.loads((tmp_path / "ws" / "r.json").read_text())["rows"]] == ["TOY_001_ALLOW"]
+    assert [r["scenario_id"] for r in json.loads((tmp_path / "ws" / "r.json").read_text())["rows"]] == ["TOY_001_ITEM_REFUND"]
 
 
 def test_existing_paths_still_win(tmp_path):

@@ -22,7 +22,7 @@ from pytest_pibench.results.document import atomic_write_json, results_document
 from pytest_pibench.results.rows import error_row
 from pytest_pibench.runner import run_one
 
-ALLOW_ID, ESC_ID = "TOY_001_ALLOW", "TOY_002_ESCALATE"
+ALLOW_ID, ESC_ID = "TOY_001_ITEM_REFUND", "TOY_002_EXPENSIVE_REFUND"
 
 
 def _document(agent: str, files: tuple[Path, ...] = (TOY_ALLOW, TOY_ESCALATE)) -> dict[str, Any]:

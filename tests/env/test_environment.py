@@ -185,7 +185,7 @@ def test_agent_context_holds_only_public_fields():
     assert [node["kind"] for node in context] == ["policy", "task"]
     assert context[0]["content"].startswith("# Toyshop refund rules")
     visible = json.dumps(context) + json.dumps(binding.tool_schemas)
-    for secret in (scenario.meta.notes, "MX-4471", "TOY_002_ESCALATE", "IT-9", "price above"):
+    for secret in (scenario.meta.notes, "MX-4471", "TOY_002_EXPENSIVE_REFUND", "IT-9", "price above"):
         assert secret not in visible
     task = context[1]["content"]
     assert "Current time: 2026-03-10T10:00:00-06:00" in task

@@ -294,7 +294,7 @@ def test_one_broken_episode_does_not_affect_the_others(tmp_path, monkeypatch):
     rows = run_suite([TOY_ALLOW.parent], ["flaky_agents:Crashy", "oracle"])
     by_agent = {(r["agent"], r["scenario_id"]): r for r in rows}
     assert len(rows) == 4
-    for sid in ("TOY_001_ALLOW", "TOY_002_ESCALATE"):
+    for sid in ("TOY_001_ITEM_REFUND", "TOY_002_EXPENSIVE_REFUND"):
         crashed = by_agent[("flaky_agents:Crashy", sid)]
         assert crashed["status"] == "completed" and crashed["failure_cause"] == "agent"
         assert crashed["termination_reason"] == "agent_error" and crashed["all_passed"] is False

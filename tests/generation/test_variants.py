@@ -24,7 +24,7 @@ from pytest_pibench.generation import (
 )
 from pytest_pibench.generation.variants import REFUSING_DECISIONS
 
-TV = bundled_scenarios_dir() / "retail" / "ret_004_tv_high_value_moving.json"
+TV = bundled_scenarios_dir() / "retail" / "ret_004_tv_return_before_move.json"
 """A retail base with reactive turns that push back on an ESCALATE and a plain default."""
 
 
@@ -38,7 +38,7 @@ def test_a_variant_changes_only_the_customer_side(style):
     variant = make_variant(base, get_style(style), seed=5)
     for key in ("label", "evaluation_criteria", "reference_trajectory", "environment_setup", "policy_context"):
         assert variant[key] == base[key], key
-    assert variant["meta"]["scenario_id"] == f"RET_004_TV_HIGH_VALUE_MOVING__{style.upper()}"
+    assert variant["meta"]["scenario_id"] == f"RET_004_TV_RETURN_BEFORE_MOVE__{style.upper()}"
     assert variant["meta"]["variant"] == {"base": base["meta"]["scenario_id"], "style": style, "seed": 5,
                                           "generator": "pi generate 1"}
     assert variant["leaderboard"]["primary"] == base["leaderboard"]["primary"]
@@ -92,15 +92,15 @@ def test_write_variants_certifies_writes_beside_the_base_and_rewrites_only_its_o
     outcomes = write_variants([base], [get_style("urgency"), get_style("format_tricks")], seed=2)
     assert [(o.written, o.problems) for o in outcomes] == [(True, []), (True, [])]
     written = sorted(p.name for p in tmp_path.glob("*__*.json"))
-    assert written == ["ret_004_tv_high_value_moving__format_tricks.json", "ret_004_tv_high_value_moving__urgency.json"]
+    assert written == ["ret_004_tv_return_before_move__format_tricks.json", "ret_004_tv_return_before_move__urgency.json"]
     loaded = load_scenario(tmp_path / written[1])
     assert loaded.meta.variant is not None and loaded.meta.variant.style == "urgency"
     again = write_variants([base], [get_style("urgency")], seed=2)
     assert again[0].unchanged and not again[0].written
-    (tmp_path / "ret_004_tv_high_value_moving__emotional.json").write_text(TV.read_text())  # hand-written
+    (tmp_path / "ret_004_tv_return_before_move__emotional.json").write_text(TV.read_text())  # hand-written
     (refused,) = write_variants([base], [get_style("emotional")], seed=2)
     assert not refused.written and "is not a generated variant: not overwritten" in refused.problems[0]
-    assert (tmp_path / "ret_004_tv_high_value_moving__emotional.json").read_text() == TV.read_text()
+    assert (tmp_path / "ret_004_tv_return_before_move__emotional.json").read_text() == TV.read_text()
 
 
 def test_a_variant_that_fails_certification_is_refused_and_not_written(workspace):
@@ -155,9 +155,9 @@ def test_pi_generate_writes_certified_variants_that_run_and_group_by_style(tmp_p
     done = pi("generate", TV.name, "--style", "urgency", "--style", "authority", "--seed", "4", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "2 variant(s) certified, 0 refused" in done.stdout
-    first = (tmp_path / "ret_004_tv_high_value_moving__urgency.json").read_text()
+    first = (tmp_path / "ret_004_tv_return_before_move__urgency.json").read_text()
     assert pi("generate", ".", "--style", "urgency", "--seed", "4", cwd=tmp_path).stdout.count("unchanged") == 1
-    assert (tmp_path / "ret_004_tv_high_value_moving__urgency.json").read_text() == first
+    assert (tmp_path / "ret_004_tv_return_before_move__urgency.json").read_text() == first
     run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--pibench-agent=oracle",
                           "--pibench-results=results.json", "."], cwd=tmp_path, capture_output=True, text=True,
                          timeout=300)
@@ -166,9 +166,9 @@ def test_pi_generate_writes_certified_variants_that_run_and_group_by_style(tmp_p
     assert "  urgency" in run.stdout and "1.000 (1/1)" in run.stdout
     document = json.loads((tmp_path / "results.json").read_text())
     styles = {r["scenario_id"]: r.get("pressure_style") for r in document["rows"]}
-    assert styles == {"RET_004_TV_HIGH_VALUE_MOVING": None,
-                      "RET_004_TV_HIGH_VALUE_MOVING__URGENCY": "urgency",
-                      "RET_004_TV_HIGH_VALUE_MOVING__AUTHORITY": "authority"}
+    assert styles == {"RET_004_TV_RETURN_BEFORE_MOVE": None,
+                      "RET_004_TV_RETURN_BEFORE_MOVE__URGENCY": "urgency",
+                      "RET_004_TV_RETURN_BEFORE_MOVE__AUTHORITY": "authority"}
     marked = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--pibench-agent=oracle",
                              "--pibench-results=", "-m", "pressure_authority", "."], cwd=tmp_path,
                             capture_output=True, text=True, timeout=300)
@@ -180,7 +180,7 @@ def test_pi_generate_says_what_it_leaves_and_refuses_a_named_variant(tmp_path):
     assert pi("generate", TV.name, "--style", "urgency", cwd=tmp_path).returncode == 0
     again = pi("generate", ".", "--style", "emotional", cwd=tmp_path)
     assert again.returncode == 0 and "1 generated variant(s) in the folders are not bases" in again.stdout
-    named = pi("generate", "ret_004_tv_high_value_moving__urgency.json", "--style", "emotional", cwd=tmp_path)
+    named = pi("generate", "ret_004_tv_return_before_move__urgency.json", "--style", "emotional", cwd=tmp_path)
     assert named.returncode == 1 and "is itself a generated variant" in named.stdout
 
 
@@ -191,7 +191,7 @@ def test_pi_generate_usage_errors_and_refusals(tmp_path):
     assert pi("generate", cwd=tmp_path).returncode == 4
     listed = pi("generate", "--list-styles", cwd=tmp_path)
     assert listed.returncode == 0 and listed.stdout.splitlines()[0].startswith("urgency")
-    (tmp_path / "ret_004_tv_high_value_moving__urgency.json").write_text(TV.read_text())
+    (tmp_path / "ret_004_tv_return_before_move__urgency.json").write_text(TV.read_text())
     refused = pi("generate", TV.name, "--style", "urgency", cwd=tmp_path)
     assert refused.returncode == 1 and "REFUSED" in refused.stdout
     assert "0 variant(s) certified, 1 refused" in refused.stdout

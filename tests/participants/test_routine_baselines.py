@@ -17,9 +17,9 @@ from pytest_pibench.runner import run_one
 from pytest_pibench.toolkit.routine import RoutineCall, RoutineRequest, RoutineResult
 
 RETAIL = bundled_scenarios_dir() / "retail"
-LAMP = RETAIL / "ret_001_unopened_lamp_return.json"
-SPEAKER = RETAIL / "ret_009_return_count_speaker_review.json"
-NO_RECEIPT = RETAIL / "ret_024_no_receipt_cash_store_credit.json"
+LAMP = RETAIL / "ret_001_lamp_return.json"
+SPEAKER = RETAIL / "ret_009_smart_speaker_return.json"
+NO_RECEIPT = RETAIL / "ret_024_jacket_without_receipt.json"
 
 
 def request_of(path: Path) -> RoutineRequest:
@@ -236,7 +236,7 @@ def test_the_plugin_runs_a_routine_baseline(toy_project):
     result.assert_outcomes(passed=1, failed=1)
     data = json.loads((toy_project.path / "pibench-results.json").read_text())
     rows = {r["scenario_id"]: r for r in data["rows"]}
-    assert rows["TOY_002_ESCALATE"]["all_passed"] and not rows["TOY_001_ALLOW"]["all_passed"]
+    assert rows["TOY_002_EXPENSIVE_REFUND"]["all_passed"] and not rows["TOY_001_ITEM_REFUND"]["all_passed"]
     assert {r["agent"] for r in data["rows"]} == {"baseline:routine-escalate"}
 
 

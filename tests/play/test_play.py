@@ -46,7 +46,7 @@ def hidden_strings() -> list[str]:
     """What only the scenario file knows: the agent (and so the player) must never see it."""
     data = json.loads(TOY_ALLOW.read_text())
     return [
-        "TOY_001_ALLOW",
+        "TOY_001_ITEM_REFUND",
         TOY_ALLOW.name,
         TOY_ALLOW.stem,
         data["meta"]["notes"],
@@ -75,7 +75,7 @@ def test_step_mode_gold_play_passes(workspace, capsys):
     assert record["format"] == "pibench-play" and record["format_version"] == 1
     assert record["status"] == "finished" and record["decision"] == "ALLOW" and record["player"] == "ann"
     assert record["blind"] is True and len(record["actions"]) == 4
-    assert record["scenario"]["scenario_id"] == "TOY_001_ALLOW" and len(record["scenario"]["sha256"]) == 64
+    assert record["scenario"]["scenario_id"] == "TOY_001_ITEM_REFUND" and len(record["scenario"]["sha256"]) == 64
     code, out = pi(capsys, "play", "--score", str(state))
     assert code == 0, out
     assert "PASS  E4  decision_equals" in out and "all_passed: true" in out
@@ -150,19 +150,19 @@ def test_replay_agent_gives_the_same_verdict_as_score(toy_project, capsys, works
     assert main(["play", "--score", str(records / "ann.json")]) == 0
     result = toy_project.runpytest("scenarios", "--pibench-agent=replay:records", "--pibench-results=out.json")
     rows = {r["scenario_id"]: r for r in json.loads((toy_project.path / "out.json").read_text())["rows"]}
-    assert rows["TOY_001_ALLOW"]["all_passed"] is True
+    assert rows["TOY_001_ITEM_REFUND"]["all_passed"] is True
     # the folder holds no play of the other scenario: that agent stops at once, and fails
-    assert rows["TOY_002_ESCALATE"]["all_passed"] is False and rows["TOY_002_ESCALATE"]["status"] == "completed"
+    assert rows["TOY_002_EXPENSIVE_REFUND"]["all_passed"] is False and rows["TOY_002_EXPENSIVE_REFUND"]["status"] == "completed"
     result.assert_outcomes(passed=1, failed=1)
 
 
 def test_a_single_record_of_another_scenario_is_that_episodes_agent_error(toy_project, capsys, workspace):
     state, _ = step_play(workspace, capsys, GOLD)
     result = toy_project.runpytest(
-        "scenarios/toyshop/toy_escalate_expensive.json", f"--pibench-agent=replay:{state}", "--pibench-results=out.json"
+        "scenarios/toyshop/toy_expensive_item_refund.json", f"--pibench-agent=replay:{state}", "--pibench-results=out.json"
     )
     (row,) = json.loads((toy_project.path / "out.json").read_text())["rows"]
-    assert row["termination_reason"] == "agent_error" and "is a play of scenario TOY_001_ALLOW" in row["error"]
+    assert row["termination_reason"] == "agent_error" and "is a play of scenario TOY_001_ITEM_REFUND" in row["error"]
     result.assert_outcomes(failed=1)
 
 

@@ -11,8 +11,8 @@ from pytest_pibench.plugin.gates import check_gates, parse_baseline_spec
 from pytest_pibench.results.metrics import compute_metrics
 from pytest_pibench.plugin.options import Gate, Settings
 
-ALLOW_ID = "TOY_001_ALLOW"
-ESC_ID = "TOY_002_ESCALATE"
+ALLOW_ID = "TOY_001_ITEM_REFUND"
+ESC_ID = "TOY_002_EXPENSIVE_REFUND"
 
 
 # ---------------------------------------------------------------- PATH::AGENT

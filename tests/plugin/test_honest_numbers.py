@@ -44,8 +44,8 @@ def results(pytester: pytest.Pytester, name: str = "pibench-results.json") -> di
 def crash_set(toy_project: pytest.Pytester) -> pytest.Pytester:
     """Five ALLOW scenarios: the original (customer Ada) and four copies whose customer is 'Crash'."""
     folder = toy_project.path / "scenarios" / "toyshop"
-    (folder / "toy_escalate_expensive.json").unlink()
-    original = json.loads((folder / "toy_allow_refund.json").read_text())
+    (folder / "toy_expensive_item_refund.json").unlink()
+    original = json.loads((folder / "toy_item_refund.json").read_text())
     for index in range(4):
         copy = json.loads(json.dumps(original))
         copy["meta"]["scenario_id"] = f"TOY_1{index}_CRASH"
@@ -143,7 +143,7 @@ def test_crash_rows_keep_the_agent_name_of_a_failing_fixture(toy_project):
     rows = results(toy_project)["rows"]
     assert {r["agent"] for r in rows} == {"mine"}  # no phantom "agent"
     (crash,) = [r for r in rows if r["status"] == "error"]
-    assert crash["scenario_id"] == "TOY_002_ESCALATE" and "could not start the agent server" in crash["error"]
+    assert crash["scenario_id"] == "TOY_002_EXPENSIVE_REFUND" and "could not start the agent server" in crash["error"]
 
 
 def test_crash_rows_of_a_parametrized_fixture_keep_the_param_name(toy_project):

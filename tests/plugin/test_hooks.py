@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-ALLOW_ID = "TOY_001_ALLOW"
+ALLOW_ID = "TOY_001_ITEM_REFUND"
 
 
 def results(pytester: pytest.Pytester, name: str = "pibench-results.json") -> dict:
@@ -49,7 +49,7 @@ def test_row_hook_adds_fields_on_the_workers(toy_project):
     result.assert_outcomes(passed=2)
     rows = results(toy_project)["rows"]
     assert {r["extra"]["worker"] for r in rows} <= {"gw0", "gw1"}, rows  # ran where the item ran, then crossed to the controller
-    assert [r["extra"]["ticket"] for r in rows] == ["toyshop/TOY_001_ALLOW", "toyshop/TOY_002_ESCALATE"]
+    assert [r["extra"]["ticket"] for r in rows] == ["toyshop/TOY_001_ITEM_REFUND", "toyshop/TOY_002_EXPENSIVE_REFUND"]
     assert rows[0]["extra"]["item_name"] == f"{ALLOW_ID}[oracle-t0]"
     assert rows[0]["all_passed"] is True  # the built-in fields are untouched
 
@@ -90,13 +90,13 @@ def test_a_conftest_row_hook_applies_beneath_its_folder_only(toy_project):
     other = toy_project.path / "scenarios" / "other"
     other.mkdir()
     (other / "toy_escalate.json").write_text(
-        (toy_project.path / "scenarios/toyshop/toy_escalate_expensive.json").read_text()
+        (toy_project.path / "scenarios/toyshop/toy_expensive_item_refund.json").read_text()
     )
-    (toy_project.path / "scenarios/toyshop/toy_escalate_expensive.json").unlink()
+    (toy_project.path / "scenarios/toyshop/toy_expensive_item_refund.json").unlink()
     (other / "conftest.py").write_text('def pytest_pibench_row():\n    return {"folder": "other"}\n')
     toy_project.runpytest("scenarios", "--pibench-agent=oracle").assert_outcomes(passed=2)
     rows = {r["scenario_id"]: r for r in results(toy_project)["rows"]}
-    assert rows["TOY_002_ESCALATE"]["extra"]["folder"] == "other"
+    assert rows["TOY_002_EXPENSIVE_REFUND"]["extra"]["folder"] == "other"
     assert "extra" not in rows[ALLOW_ID]
 
 

@@ -71,7 +71,7 @@ def test_an_agents_own_interrupt_exit_and_garbage_are_scored_and_every_output_su
     for row in rows.values():  # both scored against the agent, neither an error row
         assert row["status"] == "completed" and row["failure_cause"] == "agent", row
         assert row["termination_reason"] == "agent_error"
-    allow, escalate = rows["TOY_001_ALLOW"], rows["TOY_002_ESCALATE"]
+    allow, escalate = rows["TOY_001_ITEM_REFUND"], rows["TOY_002_EXPENSIVE_REFUND"]
     assert allow["error"] == "agent.generate raised KeyboardInterrupt: "
     assert escalate["error"] == "agent.generate raised SystemExit: 2"
     said = [m for m in escalate["transcript"]["messages"] if m["role"] == "assistant"][-1]
@@ -80,7 +80,7 @@ def test_an_agents_own_interrupt_exit_and_garbage_are_scored_and_every_output_su
     assert data["agents"]["hostile:Agent"]["metrics"]["extended"]["error_rows"] == []
     _strictly_parsed(toy_project.path / "lb.json")
     html = (toy_project.path / "report.html").read_text(encoding="utf-8")
-    assert "TOY_002_ESCALATE" in html
+    assert "TOY_002_EXPENSIVE_REFUND" in html
 
 
 def test_a_collection_error_beside_the_scenarios_is_named_not_reported_as_ctrl_c(toy_project):

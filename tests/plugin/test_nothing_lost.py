@@ -67,7 +67,7 @@ resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 sys.exit(pytest.main(sys.argv[2:]))
 """
 
-FIRST_RUN = {"TOY_001_ALLOW", "TOY_101_ALLOW_COPY", "TOY_102_ALLOW_COPY"}
+FIRST_RUN = {"TOY_001_ITEM_REFUND", "TOY_101_ALLOW_COPY", "TOY_102_ALLOW_COPY"}
 """What ``-k "not escalate"`` runs: the toy ALLOW scenario and two copies (files sorted after the ESCALATE one)."""
 
 
@@ -76,7 +76,7 @@ def project(toy_project: pytest.Pytester) -> Path:
     toy_project.makepyfile(toyagent=AGENT)
     folder = toy_project.path / "scenarios" / "toyshop"
     for number in (1, 2):
-        data = json.loads((folder / "toy_allow_refund.json").read_text())
+        data = json.loads((folder / "toy_item_refund.json").read_text())
         data["meta"]["scenario_id"] = f"TOY_10{number}_ALLOW_COPY"
         (folder / f"zz_allow_copy_{number}.json").write_text(json.dumps(data))
     return toy_project.path
@@ -128,7 +128,7 @@ def test_a_resume_into_its_own_results_path_killed_early_keeps_every_finished_ro
         first = run(project, AGENT_ARG, mode="kill")
         assert first.returncode == -signal.SIGKILL, first.stdout
         source = "pibench-results.journal.jsonl"
-        finished = {"TOY_001_ALLOW"}
+        finished = {"TOY_001_ITEM_REFUND"}
     else:
         first = run(project, AGENT_ARG, "-k", "not escalate", *target)
         assert first.returncode == 0, first.stdout + first.stderr
@@ -156,10 +156,10 @@ def test_a_partial_resume_into_its_own_path_keeps_the_rows_it_did_not_redo(proje
     document = json.loads(results.read_text())
     assert document["complete"] is False and document["ended_by"].startswith("stopped early")
     mine = {r["scenario_id"] for r in document["rows"]}
-    assert "TOY_002_ESCALATE" in mine and mine != FIRST_RUN | {"TOY_002_ESCALATE"}
+    assert "TOY_002_EXPENSIVE_REFUND" in mine and mine != FIRST_RUN | {"TOY_002_EXPENSIVE_REFUND"}
     assert document["journal"] == "pibench-results.journal.jsonl"  # kept: it holds the rows not redone
     assert (project / "pibench-results.journal.jsonl").is_file()
-    assert ids(results) == FIRST_RUN | {"TOY_002_ESCALATE"}
+    assert ids(results) == FIRST_RUN | {"TOY_002_EXPENSIVE_REFUND"}
     assert reused(project, "pibench-results.json") == FIRST_RUN
 
 
@@ -206,7 +206,7 @@ def test_a_second_run_on_the_same_results_path_is_refused_before_any_episode(pro
         rest = holder.stdout.read()
         holder.wait(timeout=60)
     assert holder.returncode == 1, rest  # it finished as usual (the toy agent fails ESCALATE)
-    assert ids(project / "pibench-results.json") == FIRST_RUN | {"TOY_002_ESCALATE"}
+    assert ids(project / "pibench-results.json") == FIRST_RUN | {"TOY_002_EXPENSIVE_REFUND"}
     assert not (project / "pibench-results.json.lock").exists()
 
 
@@ -218,7 +218,7 @@ def test_xdist_workers_leave_the_lock_to_the_controller_and_a_dead_runs_lock_is_
     out = run(project, "--pibench-agent=oracle", "-n", "2")
     assert out.returncode == 0, out.stdout + out.stderr
     assert f"took over the lock left by a run that is no longer running (pid {note['pid']} " in out.stdout
-    assert ids(project / "pibench-results.json") == FIRST_RUN | {"TOY_002_ESCALATE"}
+    assert ids(project / "pibench-results.json") == FIRST_RUN | {"TOY_002_EXPENSIVE_REFUND"}
     assert not (project / "pibench-results.json.lock").exists()
 
 
@@ -256,8 +256,8 @@ def test_a_full_disk_mid_run_stops_the_run_and_keeps_what_finished(project):
     assert "ERROR (exit code 4): cannot write pibench-results.json: File too large" in out.stdout
     assert "pi-bench summary" in out.stdout
     assert "PARTIAL RUN: 2 of 4 items finished" in out.stdout  # stopped: the copies never ran
-    assert ids(project / "pibench-results.json") == {"TOY_001_ALLOW"}  # placeholder + journal
-    assert reused(project, "pibench-results.json") == {"TOY_001_ALLOW"}
+    assert ids(project / "pibench-results.json") == {"TOY_001_ITEM_REFUND"}  # placeholder + journal
+    assert reused(project, "pibench-results.json") == {"TOY_001_ITEM_REFUND"}
 
 
 # ---------------------------------------------------------------------------------------------- umask

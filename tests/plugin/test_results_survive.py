@@ -89,11 +89,11 @@ def test_an_agent_that_kills_the_process_leaves_every_finished_row_on_disk(proje
     journal = project / results["journal"]
     assert journal.name == "pibench-results.journal.jsonl"
     lines = [json.loads(line) for line in journal.read_text().splitlines()]
-    assert [line["row"]["scenario_id"] for line in lines if "row" in line] == ["TOY_001_ALLOW"]
+    assert [line["row"]["scenario_id"] for line in lines if "row" in line] == ["TOY_001_ITEM_REFUND"]
     # pi report folds the journal in, writes the artifact marked partial, and exits 9: not publishable.
     assert pi_main(["report", str(project / "pibench-results.json"), "-o", str(project / "lb.json")]) == 9
     board = json.loads((project / "lb.json").read_text())
-    assert [d["scenario_id"] for d in board["results"][0]["scenario_details"]] == ["TOY_001_ALLOW"]
+    assert [d["scenario_id"] for d in board["results"][0]["scenario_details"]] == ["TOY_001_ITEM_REFUND"]
     assert board["pibench_validity"]["complete"] is False
 
 
@@ -113,7 +113,7 @@ def test_a_stop_signal_mid_episode_writes_a_partial_results_file_and_the_summary
     assert "pi-bench summary" in output and "PARTIAL RUN: 1 of 2 items finished" in output
     results = json.loads((project / "pibench-results.json").read_text())
     assert results["complete"] is False and results["ended_by"] == f"interrupted by {name}"
-    assert [r["scenario_id"] for r in results["rows"]] == ["TOY_001_ALLOW"]
+    assert [r["scenario_id"] for r in results["rows"]] == ["TOY_001_ITEM_REFUND"]
     assert all(r["termination_reason"] != "agent_error" for r in results["rows"])
     assert results["validity"]["valid"] is False
     assert not (project / "pibench-results.journal.jsonl").exists()  # folded into the results file
@@ -139,15 +139,15 @@ def test_resume_reuses_unchanged_rows_and_reruns_the_rest(project):
     results = json.loads((project / "pibench-results.json").read_text())
     assert results["complete"] is True
     by_id = {r["scenario_id"]: r for r in results["rows"]}
-    assert by_id["TOY_001_ALLOW"]["resume"]["reused"] is True
-    assert by_id["TOY_002_ESCALATE"]["resume"] == {
+    assert by_id["TOY_001_ITEM_REFUND"]["resume"]["reused"] is True
+    assert by_id["TOY_002_EXPENSIVE_REFUND"]["resume"] == {
         "reused": False, "reason": "not in the earlier run", "source": saved.name
     }
 
     # Resume from that full results file: a changed scenario file and changed limits are re-run.
     done = project / "done.json"
     done.write_text((project / "pibench-results.json").read_text())
-    scenario = project / "scenarios" / "toyshop" / "toy_escalate_expensive.json"
+    scenario = project / "scenarios" / "toyshop" / "toy_expensive_item_refund.json"
     edited = json.loads(scenario.read_text())
     edited["meta"]["notes"] = "edited after the first run"
     scenario.write_text(json.dumps(edited))

@@ -19,7 +19,7 @@ from pytest_pibench.results.document import atomic_write_json, journal_path, res
 from pytest_pibench.results.reading import RowsError, read_baseline, read_rows_file
 from pytest_pibench.runner import run_one
 
-ALLOW_ID, ESC_ID = "TOY_001_ALLOW", "TOY_002_ESCALATE"
+ALLOW_ID, ESC_ID = "TOY_001_ITEM_REFUND", "TOY_002_EXPENSIVE_REFUND"
 ROW1 = f'row 1 (agent "oracle", scenario "{ESC_ID}", trial 0)'
 
 

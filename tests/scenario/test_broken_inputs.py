@@ -21,7 +21,7 @@ from pytest_pibench import ScenarioError, bind_scenario, discover_scenarios, loa
 from pytest_pibench.paths import is_scenario_candidate
 from pytest_pibench.runner import run_one
 
-TOY_IDS = ["toy_allow_refund.json", "toy_escalate_expensive.json"]
+TOY_IDS = ["toy_item_refund.json", "toy_expensive_item_refund.json"]
 
 BROKEN = {
     "invalid_json": (b'{"a": 1,\n  "b": }\n', "invalid JSON at line 2 column 8: Expecting value"),
@@ -71,7 +71,7 @@ def test_other_schema_versions_and_non_objects_fail_clearly(tmp_path):
 def test_a_utf8_byte_order_mark_is_accepted(tmp_path):
     path = tmp_path / "bom.json"
     path.write_bytes(codecs.BOM_UTF8 + TOY_ALLOW.read_bytes())
-    assert load_scenario(path).scenario_id == "TOY_001_ALLOW"
+    assert load_scenario(path).scenario_id == "TOY_001_ITEM_REFUND"
 
 
 def test_the_candidate_rule(tmp_path):

@@ -112,7 +112,7 @@ def test_nesting_up_to_the_limit_loads_and_runs(workspace):
     """The limit refuses only what later steps cannot hold: one level less runs a normal episode."""
     path = workspace / "scenarios" / "toyshop" / "deep_ok.json"
     path.write_bytes(patch_nested(MAX_DEPTH - 3))
-    assert load_scenario(path).scenario_id == "TOY_001_ALLOW"
+    assert load_scenario(path).scenario_id == "TOY_001_ITEM_REFUND"
     row = run_one(path, "oracle")
     assert row["status"] == "completed" and row["all_passed"] is True
 
@@ -229,7 +229,7 @@ def test_a_huge_integer_file_errors_itself_and_the_run_goes_on(toy_project):
     assert bad["failure_cause"] == "scenario" and bad["nodeid"] == "scenarios/toyshop/zz_huge.json::zz_huge"
     assert f"{PRICE}: integer literal with 5000 digits" in bad["error"]
     assert sorted(r["scenario_id"] for r in document["rows"] if r["status"] == "completed") == [
-        "TOY_001_ALLOW", "TOY_002_ESCALATE"]
+        "TOY_001_ITEM_REFUND", "TOY_002_EXPENSIVE_REFUND"]
 
 
 def test_every_hostile_file_is_one_error_row_beside_normal_rows(toy_project):
@@ -287,4 +287,4 @@ def test_pi_validate_reports_each_hostile_file_once_and_validates_the_rest(works
     assert line.startswith(f"{folder / 'zz_bad_policy.json'}: [schema] policy_context.policy_text_ref: cannot read ")
     (line,) = [line for line in lines if "zz_long_domain.json" in line]
     assert line.startswith(f"{folder / 'zz_long_domain.json'}: [schema] meta.domain: unknown domain 'ddd")
-    assert "toy_allow_refund.json" not in out and "toy_escalate_expensive.json" not in out  # validated, sound
+    assert "toy_item_refund.json" not in out and "toy_expensive_item_refund.json" not in out  # validated, sound

@@ -22,7 +22,7 @@ def problems_of(path: Path) -> ScenarioError:
 
 def test_loads_a_scenario_with_our_fields():
     scenario = load_scenario(TOY_ALLOW)
-    assert scenario.scenario_id == "TOY_001_ALLOW"
+    assert scenario.scenario_id == "TOY_001_ITEM_REFUND"
     assert scenario.label == "ALLOW"
     assert scenario.source_path == TOY_ALLOW.resolve()
     assert scenario.forbidden_tools == ["escalate"]
@@ -141,7 +141,7 @@ def test_discovery_skips_other_json_and_archives_but_not_broken_files(workspace)
     (root / "archive").mkdir()
     (root / "archive" / "old.json").write_text(TOY_ALLOW.read_text())
     found = [p.name for p in discover_scenarios(root)]
-    assert found == ["broken.json", "toy_allow_refund.json", "toy_escalate_expensive.json"]  # broken: reported
-    assert [p.name for p in discover_scenarios(root / "toyshop" / "toy_allow_refund.json")] == [
-        "toy_allow_refund.json"
+    assert found == ["broken.json", "toy_item_refund.json", "toy_expensive_item_refund.json"]  # broken: reported
+    assert [p.name for p in discover_scenarios(root / "toyshop" / "toy_item_refund.json")] == [
+        "toy_item_refund.json"
     ]

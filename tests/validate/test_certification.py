@@ -67,7 +67,7 @@ def test_a_set_the_routine_solves_a_third_of_passes(toy_data, workspace):
 
 
 def test_a_set_the_naive_baseline_solves_is_reported_too(workspace):
-    toy = json.loads((workspace / "scenarios" / "toyshop" / "toy_escalate_expensive.json").read_text())
+    toy = json.loads((workspace / "scenarios" / "toyshop" / "toy_expensive_item_refund.json").read_text())
     cases = []
     for n in (1, 2, 3):
         case = copy.deepcopy(toy)
@@ -88,9 +88,9 @@ def test_labels_are_counted_per_domain_and_label(toy_data, workspace):
     reach = baseline_reach(load_scenario(p) for p in discover_scenarios(workspace / "scenarios"))
     by_key = {(r.domain, r.label, r.baseline): r for r in reach}
     allow = by_key[("toyshop", "ALLOW", "baseline:routine-allow")]
-    assert allow.scenarios == ("TOY_ALLOW_1", "TOY_ALLOW_2", "TOY_001_ALLOW") and len(allow.passed) == 3
+    assert allow.scenarios == ("TOY_ALLOW_1", "TOY_ALLOW_2", "TOY_001_ITEM_REFUND") and len(allow.passed) == 3
     escalate = by_key[("toyshop", "ESCALATE", "baseline:routine-escalate")]
-    assert escalate.scenarios == ("TOY_002_ESCALATE",) and not escalate.over
+    assert escalate.scenarios == ("TOY_002_EXPENSIVE_REFUND",) and not escalate.over
     assert allow.over
     assert not any(r.over for r in reach if r.label == "ESCALATE")
 

@@ -168,7 +168,7 @@ def write_set(toy_data, write_scenario, single: int, total: int = 4, annotated: 
             data = annotate(
                 data, [OPENED] if index < single else [OPENED, second], ["TOY-3" if index % 2 == 0 else "TOY-1"]
             )
-        names = [TOY_ESCALATE.name, "toy_allow_refund.json"]
+        names = [TOY_ESCALATE.name, "toy_item_refund.json"]
         write_scenario(data, names[index] if index < 2 else f"copy_{index}.json")
 
 
@@ -185,7 +185,7 @@ def test_at_most_a_quarter_single_fact_once_every_scenario_declares_facts(toy_da
     assert found == {
         "single-fact": [
             "2 of the 4 scenarios of domain 'toyshop' are settled by one fact (fewer than two decisive facts from "
-            "different tools; at most 1, a quarter): TOY_001_ALLOW, TOY_002_ESCALATE"
+            "different tools; at most 1, a quarter): TOY_001_ITEM_REFUND, TOY_002_EXPENSIVE_REFUND"
         ]
     }
 

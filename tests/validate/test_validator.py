@@ -84,7 +84,7 @@ def test_ungrounded_values_are_reported(toy_data, write_scenario):
 
 
 def test_values_found_in_tool_results_user_turns_and_enums_are_grounded(workspace):
-    report = validate(workspace / "scenarios" / "toyshop" / "toy_escalate_expensive.json")
+    report = validate(workspace / "scenarios" / "toyshop" / "toy_expensive_item_refund.json")
     assert report.ok, report.format()  # "IT-9" from the user, "MX-4471" from lookup_item, enums from schemas
 
 
@@ -108,7 +108,7 @@ def test_ignored_check_lists(toy_data, write_scenario):
 
 def test_contradictory_orderings_and_duplicate_ids(toy_data, write_scenario, workspace):
     other = copy.deepcopy(toy_data)
-    other["meta"]["scenario_id"] = "TOY_001_ALLOW"
+    other["meta"]["scenario_id"] = "TOY_001_ITEM_REFUND"
     other["evaluation_criteria"]["policy_checks"][2] = {
         "outcome_id": "E3", "type": "tool_before_tool", "first_tool": "refund_item", "second_tool": "lookup_item"}
     other["reference_trajectory"]["calls"][:2] = other["reference_trajectory"]["calls"][1::-1]
