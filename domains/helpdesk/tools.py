@@ -438,31 +438,49 @@ def lookup_software(db: DB, query: str) -> dict[str, Any]:
 
 def create_ticket(
     db: DB,
-    requester_id: str,
+    requester_id: str | None,
     category: TicketCategory,
     summary: str,
     subject_employee_id: str | None = None,
+    outside_requester: str | None = None,
 ) -> dict[str, Any]:
     """Open a ticket for this contact.
 
     Creates a ticket with status "open" and returns it: ticket_id,
-    requester_id, subject_employee_id (the requester when omitted), category,
-    summary, status, business_hours (whether it was opened in business hours,
-    Mountain Time), opened_local_time, updates, created_at.
+    requester_id, outside_requester, subject_employee_id (the requester when
+    omitted), category, summary, status, business_hours (whether it was opened
+    in business hours, Mountain Time), opened_local_time, updates, created_at.
+    A contact from outside the company has no employee id: give requester_id
+    null, the caller's name and organisation as outside_requester, and the
+    employee the request is about as subject_employee_id.
 
     Args:
-        requester_id: The employee id of the person contacting the desk, e.g. "EMP-1002".
+        requester_id: The employee id of the person contacting the desk, e.g. "EMP-1002"; null for an outside caller.
         category: The kind of request (HD-3.1), e.g. "password_reset" or "access_request".
         summary: What is asked, in one or two factual sentences (never a verification answer or a password).
         subject_employee_id: The employee the request is about, when not the requester, e.g. "EMP-1001".
+        outside_requester: Who is contacting the desk when it is not an employee, e.g. "Jo Park, Acme Audit LLP".
     """
-    _get_employee(db, requester_id)
-    subject = subject_employee_id if subject_employee_id is not None else requester_id
+    if (requester_id is None) == (outside_requester is None):
+        raise ToolError(
+            "Give either requester_id (an employee) or outside_requester (a caller from outside the company), "
+            "not both and not neither. Nothing was changed."
+        )
+    if requester_id is not None:
+        _get_employee(db, requester_id)
+        subject = subject_employee_id if subject_employee_id is not None else requester_id
+        outside = None
+    else:
+        if subject_employee_id is None:
+            raise ToolError("An outside caller's ticket needs subject_employee_id. Nothing was changed.")
+        subject = subject_employee_id
+        outside = require_text(outside_requester or "", "outside_requester")
     _get_employee(db, subject)
     text = require_text(summary, "summary")
     for existing in find_records(
-        db, "tickets", requester_id=requester_id, subject_employee_id=subject, category=category, created_at=now(db)
-    ):
+        db, "tickets", requester_id=requester_id, outside_requester=outside, subject_employee_id=subject,
+        category=category, created_at=now(db),
+    ):  # fmt: skip
         raise ToolError(f"Ticket {existing.get('ticket_id')} was already opened for this contact. Nothing was changed.")
     inside, moment = _business_hours(db)
     record = new_record(
@@ -470,6 +488,7 @@ def create_ticket(
         "ticket_id",
         "TKT",
         requester_id=requester_id,
+        outside_requester=outside,
         subject_employee_id=subject,
         category=category,
         summary=text,

@@ -601,20 +601,23 @@ def process_exchange(
     item_id: str,
     replacement_sku: str,
     reason_code: ExchangeReason,
+    replacement_variant: str | None = None,
 ) -> dict[str, Any]:
     """Exchange one item of an order for a replacement product (no money changes hands).
 
     Sets the item's and the order's return_status to "exchanged" and returns the
     exchange record (exchange_id, order_id, item_id, original_sku,
-    replacement_sku, replacement_name, reason_code, created_at). Use a like-for-like
-    product for warranty_replacement and defective exchanges, or the same
-    product in another size or color for size_or_color.
+    replacement_sku, replacement_name, replacement_variant, reason_code,
+    created_at). Use a like-for-like product for warranty_replacement and
+    defective exchanges, or the same product in another size or color for
+    size_or_color, naming the size or color in replacement_variant.
 
     Args:
         order_id: The order id, e.g. "ORD-1001".
         item_id: The item of that order to exchange, e.g. "ORD-1001-1".
         replacement_sku: Sku of the replacement product, e.g. "LHT-EL-2041".
         reason_code: "size_or_color", "defective", "warranty_replacement" or "wrong_item".
+        replacement_variant: The size and/or color to send, e.g. "size L, Deep Teal" (null: as the original).
     """
     order = _get_order(db, order_id)
     item = _get_item(order, item_id)
@@ -636,6 +639,9 @@ def process_exchange(
         original_sku=item.get("sku"),
         replacement_sku=replacement_sku,
         replacement_name=product.get("name"),
+        replacement_variant=require_text(replacement_variant, "replacement_variant")
+        if replacement_variant is not None
+        else None,
         reason_code=reason_code,
     )
     return append_record(db, "exchanges", record)

@@ -441,6 +441,28 @@ def test_create_ticket_records_business_hours(db: dict[str, Any]) -> None:
         ht.create_ticket(db, "EMP-2101", "account_unlock", "Again.")
 
 
+def test_create_ticket_for_an_outside_caller_names_them_and_the_subject(db: dict[str, Any]) -> None:
+    ticket = ht.create_ticket(db, None, "information_request", "Caller asks for an address.", "EMP-2101",
+                              outside_requester="Det. Sgt. Jo Park, Arvada PD")  # fmt: skip
+    assert (ticket["requester_id"], ticket["outside_requester"]) == (None, "Det. Sgt. Jo Park, Arvada PD")
+    assert ticket["subject_employee_id"] == "EMP-2101" and ticket["status"] == "open"
+    assert ht.create_ticket(db, "EMP-2101", "account_unlock", "Locked out.")["outside_requester"] is None
+    with pytest.raises(ToolError, match="already opened"):
+        ht.create_ticket(db, None, "information_request", "Again.", "EMP-2101",
+                         outside_requester="Det. Sgt. Jo Park, Arvada PD")  # fmt: skip
+    count = len(db["tickets"])
+    for args, kwargs, message in [
+        ((None, "other", "x", "EMP-2101"), {}, "not both and not neither"),
+        (("EMP-2101", "other", "x", "EMP-2101"), {"outside_requester": "Jo"}, "not both and not neither"),
+        ((None, "other", "x"), {"outside_requester": "Jo"}, "needs subject_employee_id"),
+        ((None, "other", "x", "EMP-2101"), {"outside_requester": "  "}, "outside_requester"),
+        ((None, "other", "x", "EMP-0000"), {"outside_requester": "Jo"}, "EMP-0000"),
+    ]:
+        with pytest.raises(ToolError, match=message):
+            ht.create_ticket(db, *args, **kwargs)
+    assert len(db["tickets"]) == count  # nothing was changed
+
+
 @pytest.mark.parametrize(
     ("moment", "inside"),
     [

@@ -986,6 +986,14 @@ def test_process_exchange(db: dict[str, Any]) -> None:
     assert _item_of(db, "ORD-1001", "ORD-1001-1")["return_status"] == "exchanged"
     assert _order_of(db, "ORD-1001")["return_status"] == "exchanged"
     assert db["exchanges"] == [record]
+    assert record["replacement_variant"] is None
+
+
+def test_process_exchange_names_the_size_or_color_sent(db: dict[str, Any]) -> None:
+    record = rt.process_exchange(db, "ORD-1001", "ORD-1001-1", "LHT-EL-2041", "size_or_color", "size L, Deep Teal")
+    assert record["replacement_variant"] == "size L, Deep Teal"
+    with pytest.raises(ToolError, match="replacement_variant"):
+        rt.process_exchange(db, "ORD-1001", "ORD-1001-2", "LHT-AP-3301", "size_or_color", " ")
 
 
 def test_process_exchange_errors(db: dict[str, Any]) -> None:
