@@ -1,8 +1,9 @@
 """Neutral names (issue 24 §4, DESIGN §4 rule 4): a scenario's id and file name never state its outcome.
 
-Agents get the scenario id with the task (``metadata.scenario_id``), and human players and reviewers
-see the file name: a name such as ``..._approval_missing`` or ``..._exactly_750`` hands them the
-deciding fact. A name says what the customer asks for (``ret_040_kitchen_order_return``). The rule is a
+Agents get an opaque task id (a hash of the scenario id), but people do not: a human player or a
+reviewer handed a scenario, and anyone reading a report or a ``-k`` selection, sees its id and file
+name, and a name such as ``..._approval_missing`` or ``..._exactly_750`` hands them the deciding fact
+(and would reach any agent driver that passes ids through). A name says what the customer asks for (``ret_040_kitchen_order_return``). The rule is a
 vocabulary check: the words below name a decision, a verdict on a condition, or the trap itself. It
 cannot prove a name neutral (``..._41_days_old`` passes it), so reviewers still read names, but it
 catches the usual ways a name gives the answer away.
@@ -45,7 +46,7 @@ def naming_problems(scenario: Scenario) -> list[str]:
         words = _outcome_words(name)
         if words:
             messages.append(
-                f"{where} {name!r} states the outcome ({', '.join(words)}): agents see the id and players see the "
-                "file name; name what the customer asks for instead"
+                f"{where} {name!r} states the outcome ({', '.join(words)}): players, reviewers and reports see it; "
+                "name what the customer asks for instead"
             )
     return messages

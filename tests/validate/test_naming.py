@@ -1,4 +1,4 @@
-"""Rule ``naming`` (issue 24 §4): a scenario's id (which agents get) and file name (which players see) never
+"""Rule ``naming`` (issue 24 §4): a scenario's id and file name (which players, reviewers and reports see) never
 state its outcome."""
 
 from __future__ import annotations
