@@ -20,7 +20,6 @@ Time comes from the scenario clock; every date is an Eastern calendar date
 
 import difflib
 import re
-from calendar import monthrange
 from datetime import date
 from decimal import Decimal
 from typing import Any, Literal
@@ -177,13 +176,6 @@ def _business_day_of(db: DB, day: date) -> date:
     """The business day a date belongs to: itself, or the next business day (FIN-2.3)."""
     closed = _holidays(db)
     return day if is_business_day(day, closed) else add_business_days(day, 1, closed)
-
-
-def _add_months(day: date, months: int) -> date:
-    """The same day ``months`` later; the month's last day when it has no such day (Aug 31 + 6 = Feb 28)."""
-    month_index = day.month - 1 + months
-    year, month = day.year + month_index // 12, month_index % 12 + 1
-    return date(year, month, min(day.day, monthrange(year, month)[1]))
 
 
 def _age(born: date, on: date) -> int:
@@ -573,10 +565,9 @@ def check_security_restrictions(db: DB, symbol: str, account_id: str | None = No
     risk_class (standard or speculative), price, sec_reporting_issuer,
     on_restricted_list, lockup_ends_on (null when none) and, with an account,
     customer_is_affiliate (an owner is an affiliate of the issuer) and lots:
-    lot_id, quantity, acquired_on, restricted_legend and, for restricted lots,
-    holding_period_months (6 for reporting issuers, else 12),
-    holding_period_ends_on (a sale on or after it meets the period) and
-    holding_period_met (as of today).
+    lot_id, quantity, acquired_on and restricted_legend. The holding period of
+    a restricted lot is not computed here: FIN-13.3 says how to count it from
+    acquired_on.
 
     Args:
         symbol: The security symbol, e.g. "HLQX".
@@ -601,21 +592,9 @@ def check_security_restrictions(db: DB, symbol: str, account_id: str | None = No
     account = _get_account(db, account_id)
     affiliates = [c for owner in account.get("owners") or [] for c in find_records(db, "customers", customer_id=owner)]
     result["customer_is_affiliate"] = any(symbol in (c.get("affiliate_of") or []) for c in affiliates)
-    months = 6 if security.get("sec_reporting_issuer") else 12
-    lots = []
     position = _position(account, symbol)
-    for lot in nested_records(position or {}, "lots"):
-        view = copy_record(lot)
-        if lot.get("restricted_legend"):
-            acquired = _eastern_date(lot.get("acquired_on"), f"acquired_on of lot {lot.get('lot_id')!r}")
-            ends = _add_months(acquired, months)
-            view.update(
-                holding_period_months=months,
-                holding_period_ends_on=ends.isoformat(),
-                holding_period_met=_today(db) >= ends,
-            )
-        lots.append(view)
-    result["lots"] = lots
+    # The holding period is the desk's arithmetic (FIN-13.3): a tool that said "met" would decide the case.
+    result["lots"] = [copy_record(lot) for lot in nested_records(position or {}, "lots")]
     return result
 
 

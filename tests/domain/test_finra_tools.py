@@ -355,18 +355,19 @@ def test_trusted_contact_and_approvals(db: dict[str, Any]) -> None:
     assert ft.get_approvals(db, "REQ-90002")["approvals"] == []
 
 
-def test_security_restrictions_compute_holding_periods(db: dict[str, Any]) -> None:
+def test_security_restrictions_leave_the_holding_period_to_the_desk(db: dict[str, Any]) -> None:
+    """FIN-13.3 is the desk's arithmetic: the look-up shows the lots as recorded, never "met" or an end date."""
     plain = ft.check_security_restrictions(db, "NVLT")
     assert plain["lockup_ends_on"] == "2026-05-12" and "lots" not in plain
     assert ft.check_security_restrictions(db, "TLMN")["on_restricted_list"] is True
     lots = ft.check_security_restrictions(db, "HLQX", "ACC-51001")
     assert lots["customer_is_affiliate"] is False
-    periods = [(x["lot_id"], x.get("holding_period_ends_on"), x.get("holding_period_met")) for x in lots["lots"]]
-    assert periods == [
-        ("LOT-1", "2026-03-06", True), ("LOT-2", "2026-03-07", False), ("LOT-3", None, None)]
-    entity = ft.check_security_restrictions(db, "PKST", "ACC-51004")
-    assert entity["lots"][0]["holding_period_months"] == 12
-    assert entity["lots"][0]["holding_period_ends_on"] == "2026-08-31"
+    assert [(x["lot_id"], x["restricted_legend"]) for x in lots["lots"]] == [
+        ("LOT-1", True), ("LOT-2", True), ("LOT-3", False)]
+    assert all(x["acquired_on"] for x in lots["lots"])
+    computed = {"holding_period_months", "holding_period_ends_on", "holding_period_met"}
+    assert not computed & {key for x in lots["lots"] for key in x}
+    assert not computed & set(ft.check_security_restrictions(db, "PKST", "ACC-51004")["lots"][0])
     assert ft.check_security_restrictions(db, "HLQX", "ACC-51004")["customer_is_affiliate"] is True
 
 
