@@ -80,7 +80,8 @@ def split_outside(text: str, separator: str) -> list[str]:
                 escaped = True
             elif char == quote:
                 quote = ""
-        elif char in "\"'":
+        elif char == '"' or (char == "'" and (not current or current[-1].isspace() or current[-1] in "=:,")):
+            # An apostrophe inside a word ("customer's") is text; a quote opens only where a value starts.
             quote = char
         elif char in "[{":
             depth += 1
@@ -131,7 +132,10 @@ def _pairs(tokens: list[str], tool: Mapping[str, Any]) -> tuple[dict[str, Any], 
 
 def _tool(name: str, tools: Mapping[str, Mapping[str, Any]]) -> Mapping[str, Any]:
     if name not in tools:
-        raise CommandError(f"no tool named {name!r}: /tools lists them (or /help for the commands)")
+        raise CommandError(
+            f"no tool named {name!r}: /tools lists them (or /help for the commands); a ';' separates actions, "
+            "so text after one (a rationale) must use commas or be quoted: rationale=\"a; b\""
+        )
     return tools[name]
 
 

@@ -3,10 +3,10 @@
 Agents get an opaque task id (a hash of the scenario id), but people do not: a human player or a
 reviewer handed a scenario, and anyone reading a report or a ``-k`` selection, sees its id and file
 name, and a name such as ``..._approval_missing`` or ``..._exactly_750`` hands them the deciding fact
-(and would reach any agent driver that passes ids through). A name says what the customer asks for (``ret_040_kitchen_order_return``). The rule is a
-vocabulary check: the words below name a decision, a verdict on a condition, or the trap itself. It
-cannot prove a name neutral (``..._41_days_old`` passes it), so reviewers still read names, but it
-catches the usual ways a name gives the answer away.
+(and would reach any agent driver that passes ids through). A name says what the customer asks for
+(``ret_040_kitchen_order_return``). The rule is a vocabulary check: the words below name a decision,
+a verdict on a condition, or the trap itself. It cannot prove a name neutral (``..._41_days_old``
+passes it), so reviewers still read names, but it catches the usual ways a name gives the answer away.
 """
 
 from __future__ import annotations

@@ -177,3 +177,17 @@ def test_a_bad_replay_path_is_a_usage_error(toy_project, tmp_path, content, mess
     result = toy_project.runpytest("scenarios", f"--pibench-agent=replay:{path}")
     assert result.ret == 4
     assert message in result.stderr.str()
+
+
+def test_a_reader_that_goes_away_is_not_an_error():
+    """``pi play --show policy | head`` printed a BrokenPipeError traceback (found in blind play)."""
+    import subprocess
+    import sys
+
+    process = subprocess.Popen([sys.executable, "-m", "pytest_pibench", "list"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)  # fmt: skip
+    assert process.stdout is not None and process.stdout.readline()
+    process.stdout.close()  # the reader goes away while pi is still writing
+    _, err = process.communicate(timeout=120)
+    assert b"Traceback" not in err and b"BrokenPipe" not in err
+    assert process.returncode == 0

@@ -85,6 +85,20 @@ def test_say_stop_and_decide():
     assert calls("decide ESCALATE; lookup_item item_id=X")[0]["arguments"] == {"decision": "ESCALATE"}
 
 
+def test_apostrophes_inside_words_are_text_and_quotes_open_only_where_a_value_starts():
+    """Blind players wrote rationales such as "the customer's item": that is text, not an unclosed quote."""
+    assert calls("decide DENY item_id=IT-1 the customer's toy was opened, it's TOY-1")[0]["arguments"] == {
+        "decision": "DENY", "item_id": "IT-1", "rationale": "the customer's toy was opened, it's TOY-1"}  # fmt: skip
+    assert calls("lookup_item item_id='IT 1'")[0]["arguments"] == {"item_id": "IT 1"}
+    assert calls("decide DENY 'opened; sealed'")[0]["arguments"]["rationale"] == "opened; sealed"
+    assert split_outside("a b's; c 'd; e'", ";") == ["a b's", "c 'd; e'"]
+
+
+def test_a_semicolon_in_a_rationale_says_how_to_write_it():
+    with pytest.raises(CommandError, match="must use commas or be quoted"):
+        parse_line("decide DENY item_id=IT-1 opened; no refund", TOOLS)
+
+
 @pytest.mark.parametrize(
     ("line", "message"),
     [
