@@ -362,7 +362,9 @@ def issue_refund(
     each item can be adjusted once. Refunded items get return_status
     "refunded" ("price_adjusted" for price adjustments); store_credit refunds
     raise the customer's store_credit_balance. Returns the refund record
-    (refund_id, amount, restocking_fee_amount, ...). Issue it only when the
+    (refund_id, amount, restocking_fee_amount, ...); restocking_fee_amount is
+    the fee on the price paid when the tool computed the amount, and null when
+    you gave the amount (the fee is then part of the amount you chose). Issue it only when the
     policy allows it: this tool does not check windows, tiers, limits or
     approvals.
 
@@ -395,7 +397,8 @@ def issue_refund(
         item_ids=list(item_ids),
         amount=money_float(quote.amount),
         restocking_fee_percent=restocking_fee_percent,
-        restocking_fee_amount=money_float(quote.fee),
+        # With an amount given, the fee's base is the agent's (a discounted net price, RET-11.7): not ours to restate.
+        restocking_fee_amount=money_float(quote.fee) if amount is None else None,
         shipping_refunded=money_float(quote.shipping),
         refund_method=refund_method,
         paid_to=order.get("payment_method") if refund_method == "original_payment" else "store_credit",

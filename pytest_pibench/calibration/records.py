@@ -23,7 +23,10 @@ record without ``review`` (or with ``"review": null``) is unreviewed.
 A (c) ambiguity settled in the *policy text* cannot be fixed by re-scoring: the player acted on the old
 text. The record then names, in ``superseded_by``, a fresh blind play of the same scenario under the new
 text; ``pi calibration`` keeps it (history) but counts the fresh one. Only a record whose every failed
-check is (b) or (c) may be superseded: a real mistake stays counted, whatever a later play does.
+check is (b) or (c) may be superseded: a real mistake stays counted, whatever a later play does. The one
+exception is a scenario *reworked* since the play (``reworked`` says how; the file's sha256 must differ from
+the one played): the old play measured a scenario that no longer exists, and a fresh blind play of the file as
+it is now replaces it.
 """
 
 from __future__ import annotations
@@ -124,7 +127,14 @@ class Review(_Strict):
         None,
         description="The file name of a later blind record of the same scenario, in the same folder, that replaces "
         "this one after a (b)/(c) fix in the policy text: the play answered a text that no longer exists. Allowed "
-        "only when every check this play fails is classified (b) or (c); a real mistake (a) is never superseded.",
+        "only when every check this play fails is classified (b) or (c), or when the scenario was reworked since the "
+        "play (``reworked``); a real mistake (a) on the scenario as played is never superseded.",
+    )
+    reworked: str | None = Field(
+        None,
+        description="How the scenario was reworked since this play (a new decisive fact, changed records): the play "
+        "measured a scenario that no longer exists. With superseded_by, lets a fresh blind play of the current file "
+        "replace it even when it failed; the scenario file must differ from the one played (its sha256).",
     )
 
     @field_validator("date")

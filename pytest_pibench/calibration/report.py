@@ -75,6 +75,8 @@ class RecordOutcome:
     date: str = ""
     superseded_by: str | None = None
     """A later blind record of the same scenario that replaces this one (checked by :func:`calibrate`)."""
+    reworked: str | None = None
+    """The review's account of how the scenario was reworked since this play (see :class:`Review`)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -284,9 +286,10 @@ def calibrate(records_root: str | Path, scenarios_root: str | Path) -> Calibrati
 
 def _supersession_problem(outcome: RecordOutcome, outcomes: list[RecordOutcome]) -> str | None:
     """Why ``outcome.superseded_by`` does not hold (None when it does)."""
-    if any(category in ("a", "unclassified") for category in outcome.classes.values()):
+    real = any(category in ("a", "unclassified") for category in outcome.classes.values())
+    if real and not (outcome.reworked and outcome.changed):
         return "a play with a failed check classified (a) or unclassified cannot be superseded: " \
-               "a real mistake stays counted"  # fmt: skip
+               "a real mistake stays counted (unless the scenario was reworked since: review.reworked)"  # fmt: skip
     later = next((o for o in outcomes if o.path == outcome.path.parent / str(outcome.superseded_by)), None)
     if later is None or later.path == outcome.path:
         return f"superseded_by names no other record in {outcome.path.parent}: {outcome.superseded_by}"
@@ -296,6 +299,8 @@ def _supersession_problem(outcome: RecordOutcome, outcomes: list[RecordOutcome])
         return "superseded_by must name a reviewed blind play that is not itself superseded"
     if later.date < outcome.date:
         return f"superseded_by names an earlier play ({later.date} before {outcome.date})"
+    if outcome.reworked and later.changed:
+        return "after a rework, superseded_by must name a play of the scenario file as it is now"
     return None
 
 
@@ -339,6 +344,7 @@ def _outcome(file: Path, by_path: dict[Path, SetScenario]) -> RecordOutcome:
         stale=_stale_reasons(review.verdict_at_review.failed_checks, failed) if review else (),
         changed=score.changed, diverged=score.diverged,
         date=record.date, superseded_by=review.superseded_by if review else None,
+        reworked=review.reworked if review else None,
     )  # fmt: skip
 
 

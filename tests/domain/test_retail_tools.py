@@ -717,6 +717,12 @@ def test_restocking_fee_policy_example(db: dict[str, Any]) -> None:
     assert (record["restocking_fee_amount"], record["amount"]) == (40.0, 360.0)
 
 
+def test_a_given_amount_records_no_fee_of_the_tools_own(db: dict[str, Any]) -> None:
+    """The fee base is then the agent's (a net price after an order discount): a line-price fee would mislead."""
+    record = rt.issue_refund(db, "ORD-1002", ["ORD-1002-2"], "within_window", "original_payment", 10, 283.90)
+    assert (record["amount"], record["restocking_fee_percent"], record["restocking_fee_amount"]) == (283.9, 10, None)
+
+
 def test_refund_several_items_fee_on_their_total(db: dict[str, Any]) -> None:
     record = rt.issue_refund(
         db,
