@@ -265,7 +265,8 @@ def test_a_supersession_that_does_not_hold_is_invalid_and_the_play_counts(worksp
 def test_only_a_reviewed_blind_play_of_the_same_scenario_supersedes(workspace, capsys):
     play = Plays(workspace)
     records, scenarios = play.records, play.scenarios
-    superseded = review(WRONG_FAILS, dict.fromkeys(WRONG_FAILS, "c"), superseded_by="toy_expensive_item_refund--bo.json")
+    superseded = review(WRONG_FAILS, dict.fromkeys(WRONG_FAILS, "c"),
+                        superseded_by="toy_expensive_item_refund--bo.json")  # fmt: skip
     play(WRONG, "ann", review=superseded)
     play(["stop"], "bo", scenario=TOY_ESCALATE.name, review=None)
     _, out = report(capsys, records, scenarios)
@@ -276,3 +277,38 @@ def test_only_a_reviewed_blind_play_of_the_same_scenario_supersedes(workspace, c
         | {"review": superseded | {"superseded_by": "toy_item_refund--cy.json"}}))
     _, out = report(capsys, records, scenarios)
     assert any("a reviewed blind play that is not itself superseded" in message for message in out["invalid"])
+
+
+def test_a_reworked_scenarios_old_play_is_superseded_by_a_fresh_play_of_the_current_file(workspace, capsys):
+    """The old play measured a scenario that no longer exists: even its (a) failures give way to a fresh play."""
+    play = Plays(workspace)
+    records, scenarios = play.records, play.scenarios
+    (workspace / "scenarios" / "toyshop" / "toy_expensive_item_refund.json").unlink()
+    old = review(WRONG_FAILS, superseded_by="toy_item_refund--bo.json", reworked="a second decisive fact added")
+    play(WRONG, "ann", review=old)
+    set_scenario(workspace, lambda data: data["meta"].update(notes="reworked: a second record now decides it"))
+    play(GOLD, "bo", review=review())
+    _, out = report(capsys, records, scenarios)
+    assert out["invalid"] == [] and out["overall"]["superseded_records"] == 1
+    assert out["overall"]["blind_records"] == 1 and out["overall"]["failed_checks"]["a"] == 0
+
+
+@pytest.mark.parametrize("case", ["not_reworked", "scenario_unchanged", "fresh_play_of_an_old_file"])
+def test_a_rework_supersession_needs_the_rework_a_changed_file_and_a_play_of_it(workspace, capsys, case):
+    play = Plays(workspace)
+    records, scenarios = play.records, play.scenarios
+    extra = {} if case == "not_reworked" else {"reworked": "a second decisive fact added"}
+    play(WRONG, "ann", review=review(WRONG_FAILS, superseded_by="toy_item_refund--bo.json", **extra))
+    if case == "fresh_play_of_an_old_file":
+        play(GOLD, "bo", review=review())
+        set_scenario(workspace, lambda data: data["meta"].update(notes="reworked after both plays"))
+    else:
+        if case == "not_reworked":
+            set_scenario(workspace, lambda data: data["meta"].update(notes="reworked"))
+        play(GOLD, "bo", review=review())
+    _, out = report(capsys, records, scenarios)
+    (message,) = out["invalid"]
+    expected = {"not_reworked": "a real mistake stays counted", "scenario_unchanged": "a real mistake stays counted",
+                "fresh_play_of_an_old_file": "a play of the scenario file as it is now"}[case]  # fmt: skip
+    assert expected in message
+    assert out["overall"]["superseded_records"] == 0 and out["overall"]["blind_records"] == 2

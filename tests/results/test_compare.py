@@ -43,7 +43,7 @@ def retail_rows():
 
 def test_a_known_difference_is_reported_and_an_agent_against_itself_is_not(retail_rows):
     worse = compare_rows(retail_rows["oracle"], retail_rows["baseline:deny"], partial_credit)
-    assert worse["paired_scenarios"] == 37
+    assert worse["paired_scenarios"] == len(retail_rows["oracle"]) // 2  # every retail scenario, two trials each
     assert worse["metrics"]["compliance"]["verdict"] == "worse" and worse["metrics"]["overall"]["verdict"] == "worse"
     assert worse["metrics"]["compliance"]["difference"] == pytest.approx(-1.0)
     same = compare_rows(retail_rows["oracle"], retail_rows["oracle"], partial_credit)
@@ -78,11 +78,12 @@ def test_pi_compare_on_two_files_and_on_one_file_with_two_agents(retail_rows, tm
     two = subprocess.run([sys.executable, "-m", "pytest_pibench", "compare", "a.json", "b.json", "--json", "c.json"],
                          cwd=tmp_path, capture_output=True, text=True, check=False)  # fmt: skip
     assert two.returncode == 0, two.stderr
-    assert "baseline:deny (b.json) vs oracle (a.json): 37 paired scenarios" in two.stdout
+    paired = len(retail_rows["oracle"]) // 2  # every retail scenario, two trials each
+    assert f"baseline:deny (b.json) vs oracle (a.json): {paired} paired scenarios" in two.stdout
     assert "compliance" in two.stdout and "worse" in two.stdout and (tmp_path / "c.json").exists()
     one = subprocess.run([sys.executable, "-m", "pytest_pibench", "compare", "both.json"],
                          cwd=tmp_path, capture_output=True, text=True, check=False)  # fmt: skip
-    assert one.returncode == 0 and "oracle vs baseline:deny: 37 paired" in one.stdout  # the file's first agent is A
+    assert one.returncode == 0 and f"oracle vs baseline:deny: {paired} paired" in one.stdout  # the first agent is A
     lone = subprocess.run([sys.executable, "-m", "pytest_pibench", "compare", "a.json"],
                           cwd=tmp_path, capture_output=True, text=True, check=False)  # fmt: skip
     assert lone.returncode == 4 and "holds one agent" in lone.stderr
