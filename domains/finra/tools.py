@@ -1244,7 +1244,7 @@ TOOLS = [
 
 ROUTINE_ESCALATION_TYPE: EscalationType = "suspicious_activity"
 """The generic escalation of the routine ESCALATE agent."""
-ROUTINE_DECLINE_REASON: DeclineReason = "not_authorized"
+ROUTINE_DECLINE_REASON: DeclineReason = "insufficient_funds"
 """The generic decline reason of the routine DENY agent."""
 ROUTINE_APPROVAL_TYPE: ApprovalType = "second_authorization"
 """The generic condition of the routine ALLOW-CONDITIONAL agent (FIN-10.1)."""

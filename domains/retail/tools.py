@@ -820,9 +820,12 @@ ROUTINE_ESCALATION_TYPE: EscalationType = "account_integrity"
 """The most common escalation type of the ESCALATE gold trajectories."""
 ROUTINE_DENIAL_REASON: DenialReason = "outside_window"
 """The most common denial reason of the DENY gold trajectories."""
-ROUTINE_REFUND_REASON: RefundReason = "within_window"
-"""The most common refund reason of the ALLOW and ALLOW-CONDITIONAL gold refunds."""
-ROUTINE_CONDITIONAL_FEE_PERCENT: RestockingFeePercent = 10
+ROUTINE_REFUND_REASON: RefundReason = "loyalty_extension"
+"""The most common refund reason of the ALLOW gold refunds."""
+
+ROUTINE_CONDITIONAL_REFUND_REASON: RefundReason = "within_window"
+"""The most common refund reason of the ALLOW-CONDITIONAL gold refunds."""
+ROUTINE_CONDITIONAL_FEE_PERCENT: RestockingFeePercent = 0
 """The restocking fee of the routine ALLOW-CONDITIONAL refund: the most common fee of those gold refunds (RET-7.3)."""
 
 ORDER_ID_PATTERN = re.compile(r"\bORD-\d+\b")
@@ -878,10 +881,11 @@ def _routine_action(decision: str, request: RoutineRequest, results: list[Routin
     if decision in ("ALLOW", "ALLOW-CONDITIONAL"):
         items = [i.get("item_id") for i in _order_items(order) if i.get("return_status") is None]
         fee = ROUTINE_CONDITIONAL_FEE_PERCENT if decision == "ALLOW-CONDITIONAL" else 0
+        reason = ROUTINE_CONDITIONAL_REFUND_REASON if decision == "ALLOW-CONDITIONAL" else ROUTINE_REFUND_REASON
         arguments = {
             "order_id": order.get("order_id"),
             "item_ids": items,
-            "reason_code": ROUTINE_REFUND_REASON,
+            "reason_code": reason,
             "refund_method": "original_payment",
             "restocking_fee_percent": fee,
         }

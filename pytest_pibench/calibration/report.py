@@ -77,6 +77,14 @@ class RecordOutcome:
     """A later blind record of the same scenario that replaces this one (checked by :func:`calibrate`)."""
     reworked: str | None = None
     """The review's account of how the scenario was reworked since this play (see :class:`Review`)."""
+    played_sha256: str = ""
+    """The sha256 of the scenario file as it was played (the record's)."""
+
+    @property
+    def retired(self) -> bool:
+        """Superseded after a rework: a play of a scenario that no longer exists, kept as history only (its
+        replay on the reworked file says nothing, so it is never stale)."""
+        return bool(self.superseded_by and self.reworked)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -173,7 +181,7 @@ class Calibration:
             failures=failures,
             fixed=sum(len(o.fixed) for o in blind),
             unreviewed=sum(not o.reviewed for o in blind),
-            stale=sum(bool(o.stale) for o in outcomes),
+            stale=sum(bool(o.stale) and not o.retired for o in outcomes),
             superseded=sum(bool(o.blind and o.superseded_by) for o in outcomes),
         )
 
@@ -221,7 +229,7 @@ class Calibration:
 
     @property
     def stale(self) -> list[RecordOutcome]:
-        return [o for o in self.outcomes if o.stale]
+        return [o for o in self.outcomes if o.stale and not o.retired]
 
     def ok(self) -> bool:
         """``pi calibration --check``: every target met, no stale and no invalid record."""
@@ -299,8 +307,9 @@ def _supersession_problem(outcome: RecordOutcome, outcomes: list[RecordOutcome])
         return "superseded_by must name a reviewed blind play that is not itself superseded"
     if later.date < outcome.date:
         return f"superseded_by names an earlier play ({later.date} before {outcome.date})"
-    if outcome.reworked and later.changed:
-        return "after a rework, superseded_by must name a play of the scenario file as it is now"
+    if outcome.reworked and (later.stale or later.played_sha256 == outcome.played_sha256):
+        return "after a rework, superseded_by must name a play of the reworked scenario (another version than " \
+               "this play's, its review holding on the file as it is now)"  # fmt: skip
     return None
 
 
@@ -344,7 +353,7 @@ def _outcome(file: Path, by_path: dict[Path, SetScenario]) -> RecordOutcome:
         stale=_stale_reasons(review.verdict_at_review.failed_checks, failed) if review else (),
         changed=score.changed, diverged=score.diverged,
         date=record.date, superseded_by=review.superseded_by if review else None,
-        reworked=review.reworked if review else None,
+        reworked=review.reworked if review else None, played_sha256=record.scenario.sha256,
     )  # fmt: skip
 
 

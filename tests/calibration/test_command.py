@@ -284,13 +284,18 @@ def test_a_reworked_scenarios_old_play_is_superseded_by_a_fresh_play_of_the_curr
     play = Plays(workspace)
     records, scenarios = play.records, play.scenarios
     (workspace / "scenarios" / "toyshop" / "toy_expensive_item_refund.json").unlink()
-    old = review(WRONG_FAILS, superseded_by="toy_item_refund--bo.json", reworked="a second decisive fact added")
+    # reviewed when only E2 failed: the replay on the reworked file differs (stale), which a retired play may
+    old = review(["E2"], superseded_by="toy_item_refund--bo.json", reworked="a second decisive fact added")
     play(WRONG, "ann", review=old)
     set_scenario(workspace, lambda data: data["meta"].update(notes="reworked: a second record now decides it"))
     play(GOLD, "bo", review=review())
-    _, out = report(capsys, records, scenarios)
+    set_scenario(workspace, lambda data: data["meta"].update(notes="a reviewer's fix after the fresh play"))
+    _, out = report(capsys, records, scenarios)  # the fresh play's review still holds: it supersedes
     assert out["invalid"] == [] and out["overall"]["superseded_records"] == 1
     assert out["overall"]["blind_records"] == 1 and out["overall"]["failed_checks"]["a"] == 0
+    assert out["overall"]["stale_records"] == 0  # history: never stale
+    outcomes = {Path(o["path"]).name: o for o in out["record_outcomes"]}
+    assert outcomes["toy_item_refund--ann.json"]["stale"]  # its replay differs from its review, and that is shown
 
 
 @pytest.mark.parametrize("case", ["not_reworked", "scenario_unchanged", "fresh_play_of_an_old_file"])
@@ -309,6 +314,6 @@ def test_a_rework_supersession_needs_the_rework_a_changed_file_and_a_play_of_it(
     _, out = report(capsys, records, scenarios)
     (message,) = out["invalid"]
     expected = {"not_reworked": "a real mistake stays counted", "scenario_unchanged": "a real mistake stays counted",
-                "fresh_play_of_an_old_file": "a play of the scenario file as it is now"}[case]  # fmt: skip
+                "fresh_play_of_an_old_file": "a play of the reworked scenario"}[case]  # fmt: skip
     assert expected in message
     assert out["overall"]["superseded_records"] == 0 and out["overall"]["blind_records"] == 2

@@ -247,7 +247,7 @@ def test_policy_clause_ids_are_unique_and_every_cited_clause_exists() -> None:
     assert len(defined) == len(set(defined)) >= 70
     cited = set(re.findall(r"FIN-\d+\.\d+", POLICY))
     assert cited <= set(defined)
-    assert 15_000 <= len(POLICY) <= 26_000  # a full procedure, still readable in one sitting (FIN-17.2 grew in issue 24)
+    assert 15_000 <= len(POLICY) <= 27_000  # a full procedure, still readable in one sitting (FIN-17.2 grew in issue 24)
 
 
 def test_base_db_has_the_reference_data_and_empty_collections() -> None:
