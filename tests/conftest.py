@@ -14,8 +14,8 @@ import pytest
 
 DATA = Path(__file__).parent / "data"
 TOY_WORKSPACE = DATA / "workspace"
-TOY_ALLOW = TOY_WORKSPACE / "scenarios" / "toyshop" / "toy_item_refund.json"
-TOY_ESCALATE = TOY_WORKSPACE / "scenarios" / "toyshop" / "toy_expensive_item_refund.json"
+TOY_ALLOW = TOY_WORKSPACE / "scenarios" / "toyshop" / "toy_001_item_refund.json"
+TOY_ESCALATE = TOY_WORKSPACE / "scenarios" / "toyshop" / "toy_002_expensive_item_refund.json"
 
 # For tests that drive litellm (an LLM agent, user or judge): skipped, saying why, without the ``llm`` extra.
 _LLM_MISSING = [name for name in ("litellm", "tenacity") if importlib.util.find_spec(name) is None]

@@ -993,9 +993,9 @@ TOOLS = [
 
 ROUTINE_ESCALATION_TYPE: EscalationType = "it_security"
 """The generic escalation of the routine ESCALATE agent."""
-ROUTINE_REJECTION_REASON: RejectionReason = "identity_not_verified"
+ROUTINE_REJECTION_REASON: RejectionReason = "not_authorized"
 """The generic rejection reason of the routine DENY agent."""
-ROUTINE_APPROVAL_TYPE: ApprovalType = "manager"
+ROUTINE_APPROVAL_TYPE: ApprovalType = "sponsor"
 """The generic approval the routine ALLOW-CONDITIONAL agent requests (from the subject's manager of record)."""
 
 EMPLOYEE_ID_PATTERN = re.compile(r"\bEMP-\d+\b")

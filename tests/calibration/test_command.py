@@ -29,7 +29,7 @@ def text(capsys, records: Path, scenarios: Path, *flags: str) -> tuple[int, str]
 
 
 def set_scenario(workspace: Path, change) -> None:
-    path = workspace / "scenarios" / "toyshop" / "toy_item_refund.json"
+    path = workspace / "scenarios" / "toyshop" / "toy_001_item_refund.json"
     data = json.loads(path.read_text())
     change(data)
     path.write_text(json.dumps(data))
@@ -55,10 +55,10 @@ def test_coverage_compliance_decisions_and_classes(workspace, capsys):
     assert toyshop["failed_checks"] == {"a": 1, "b": 1, "c": 1, "unclassified": 1 + len(WRONG_FAILS)}
     assert toyshop["unreviewed_blind_records"] == 1 and toyshop["stale_records"] == 0
     outcomes = {Path(o["path"]).name: o for o in out["record_outcomes"]}
-    assert outcomes["toy_item_refund--bo.json"]["failed_checks"] == {"E2": "a", "E3": "b", "E4": "c",
+    assert outcomes["toy_001_item_refund--bo.json"]["failed_checks"] == {"E2": "a", "E3": "b", "E4": "c",
                                                                       "E6": "unclassified"}  # fmt: skip
-    assert outcomes["toy_item_refund--bo.json"]["decision"] == "DENY"
-    assert outcomes["toy_item_refund--bo.json"]["label"] == "ALLOW"
+    assert outcomes["toy_001_item_refund--bo.json"]["decision"] == "DENY"
+    assert outcomes["toy_001_item_refund--bo.json"]["label"] == "ALLOW"
     targets = {t["name"]: t for t in out["targets"]}
     assert targets["new_scenarios"]["met"] is False and targets["new_scenarios"]["detail"] == "no new scenarios yet"
     assert targets["whole_set"]["met"] is True and targets["whole_set"]["detail"].startswith("1/3 = 33%")
@@ -88,7 +88,7 @@ def test_every_target_met_passes_check(workspace, capsys):
     play = Plays(workspace)
     records = play.records
     scenarios = play.scenarios
-    (workspace / "scenarios" / "toyshop" / "toy_expensive_item_refund.json").unlink()  # a set of one scenario
+    (workspace / "scenarios" / "toyshop" / "toy_002_expensive_item_refund.json").unlink()  # a set of one scenario
     set_scenario(workspace, lambda data: data["meta"].update(cohort="hard"))
     play(GOLD, "ann", review=review())
     play(WRONG, "bo", review=review(WRONG_FAILS))
@@ -98,7 +98,7 @@ def test_every_target_met_passes_check(workspace, capsys):
     ]
     assert out["targets"][0]["detail"].startswith("1/2 = 50%")
     assert code == 0 and out["ok"] is True
-    assert load_scenario(workspace / "scenarios" / "toyshop" / "toy_item_refund.json").meta.cohort == "hard"
+    assert load_scenario(workspace / "scenarios" / "toyshop" / "toy_001_item_refund.json").meta.cohort == "hard"
 
     play(WRONG, "cy", review=review(WRONG_FAILS, {"E2": "a", "E3": "a", "E4": "a", "E6": "b"}))  # an open (b)
     code, out = report(capsys, records, scenarios, "--check")
@@ -124,10 +124,10 @@ def test_a_scenario_change_makes_reviewed_records_stale(workspace, capsys):
     set_scenario(workspace, lambda data: data["evaluation_criteria"]["policy_checks"].pop(2))
     code, out = report(capsys, records, scenarios)
     outcomes = {Path(o["path"]).name: o for o in out["record_outcomes"]}
-    assert outcomes["toy_item_refund--bo.json"]["stale"] == ["E3 failed at review and pass now"]
-    assert outcomes["toy_item_refund--bo.json"]["fixed"] == ["E3"]
-    assert outcomes["toy_item_refund--bo.json"]["scenario_changed"] is True
-    assert outcomes["toy_item_refund--cy.json"]["stale"] == []
+    assert outcomes["toy_001_item_refund--bo.json"]["stale"] == ["E3 failed at review and pass now"]
+    assert outcomes["toy_001_item_refund--bo.json"]["fixed"] == ["E3"]
+    assert outcomes["toy_001_item_refund--bo.json"]["scenario_changed"] is True
+    assert outcomes["toy_001_item_refund--cy.json"]["stale"] == []
     assert out["overall"]["stale_records"] == 2 and out["overall"]["fixed_b_c"] == 1
 
 
@@ -150,7 +150,7 @@ def _edit(path: Path, change) -> None:
         (lambda d: d.update(blind="maybe"), "blind: Input should be a valid boolean"),
         (lambda d: d.update(status="playing"), "status: Input should be 'finished'"),
         (lambda d: d.update(format_version=2), "format_version 2"),
-        (lambda d: d["scenario"].update(path="/nowhere/toy_item_refund.json"),
+        (lambda d: d["scenario"].update(path="/nowhere/toy_001_item_refund.json"),
          "scenario.path: names a scenario file that does not exist"),
     ],
 )
@@ -175,7 +175,7 @@ def test_a_record_must_be_named_and_filed_by_scenario_and_player(workspace, caps
     path.rename(renamed)
     out = text(capsys, records, scenarios)[1]
     assert f"{renamed}: a calibration record is named <scenario file stem>--<player>.json: " \
-           "toy_item_refund--ann.json, not play-1.json" in out  # fmt: skip
+           "toy_001_item_refund--ann.json, not play-1.json" in out  # fmt: skip
     elsewhere = records / "retail" / path.name
     elsewhere.parent.mkdir()
     renamed.rename(elsewhere)
@@ -220,8 +220,8 @@ def test_the_default_is_the_shipped_folder_and_set(capsys):
 def test_a_play_superseded_after_a_c_fix_is_kept_but_not_counted(workspace, capsys):
     play = Plays(workspace)
     records, scenarios = play.records, play.scenarios
-    (workspace / "scenarios" / "toyshop" / "toy_expensive_item_refund.json").unlink()
-    old = review(WRONG_FAILS, {outcome: "c" for outcome in WRONG_FAILS}, superseded_by="toy_item_refund--bo.json")
+    (workspace / "scenarios" / "toyshop" / "toy_002_expensive_item_refund.json").unlink()
+    old = review(WRONG_FAILS, {outcome: "c" for outcome in WRONG_FAILS}, superseded_by="toy_001_item_refund--bo.json")
     play(WRONG, "ann", review=old)
     play(GOLD, "bo", review=review())
     code, out = report(capsys, records, scenarios, "--check")
@@ -230,20 +230,20 @@ def test_a_play_superseded_after_a_c_fix_is_kept_but_not_counted(workspace, caps
     assert out["overall"]["failed_checks"] == {"a": 0, "b": 0, "c": 0, "unclassified": 0}
     assert out["overall"]["superseded_records"] == 1
     outcomes = {Path(o["path"]).name: o for o in out["record_outcomes"]}
-    assert outcomes["toy_item_refund--ann.json"]["superseded_by"] == "toy_item_refund--bo.json"
-    assert outcomes["toy_item_refund--ann.json"]["failed_checks"] == dict.fromkeys(WRONG_FAILS, "c")
+    assert outcomes["toy_001_item_refund--ann.json"]["superseded_by"] == "toy_001_item_refund--bo.json"
+    assert outcomes["toy_001_item_refund--ann.json"]["failed_checks"] == dict.fromkeys(WRONG_FAILS, "c")
     assert "superseded (kept, not counted) 1" in text(capsys, records, scenarios)[1]
 
 
 @pytest.mark.parametrize(
     ("classes", "target", "date", "fragment"),
     [
-        ({"E2": "a", "E3": "c", "E4": "c", "E6": "c"}, "toy_item_refund--bo.json", None,
+        ({"E2": "a", "E3": "c", "E4": "c", "E6": "c"}, "toy_001_item_refund--bo.json", None,
          "a real mistake stays counted"),
-        ({"E2": "c", "E3": "c", "E4": "c"}, "toy_item_refund--bo.json", None, "a real mistake stays counted"),
-        (dict.fromkeys(WRONG_FAILS, "c"), "toy_item_refund--zed.json", None, "names no other record"),
-        (dict.fromkeys(WRONG_FAILS, "c"), "toy_item_refund--ann.json", None, "names no other record"),
-        (dict.fromkeys(WRONG_FAILS, "c"), "toy_item_refund--bo.json", "2020-01-01T00:00:00+00:00",
+        ({"E2": "c", "E3": "c", "E4": "c"}, "toy_001_item_refund--bo.json", None, "a real mistake stays counted"),
+        (dict.fromkeys(WRONG_FAILS, "c"), "toy_001_item_refund--zed.json", None, "names no other record"),
+        (dict.fromkeys(WRONG_FAILS, "c"), "toy_001_item_refund--ann.json", None, "names no other record"),
+        (dict.fromkeys(WRONG_FAILS, "c"), "toy_001_item_refund--bo.json", "2020-01-01T00:00:00+00:00",
          "names an earlier play"),
     ],
 )  # fmt: skip
@@ -257,7 +257,7 @@ def test_a_supersession_that_does_not_hold_is_invalid_and_the_play_counts(worksp
         later.write_text(json.dumps(json.loads(later.read_text()) | {"date": date}))
     code, out = report(capsys, records, scenarios, "--check")
     assert code == 1 and len(out["invalid"]) == 1
-    assert "toy_item_refund--ann.json: review.superseded_by: " in out["invalid"][0] and fragment in out["invalid"][0]
+    assert "toy_001_item_refund--ann.json: review.superseded_by: " in out["invalid"][0] and fragment in out["invalid"][0]
     assert out["overall"]["blind_records"] == 2 and out["overall"]["blind_passed"] == 1
     assert out["overall"]["superseded_records"] == 0
 
@@ -266,15 +266,15 @@ def test_only_a_reviewed_blind_play_of_the_same_scenario_supersedes(workspace, c
     play = Plays(workspace)
     records, scenarios = play.records, play.scenarios
     superseded = review(WRONG_FAILS, dict.fromkeys(WRONG_FAILS, "c"),
-                        superseded_by="toy_expensive_item_refund--bo.json")  # fmt: skip
+                        superseded_by="toy_002_expensive_item_refund--bo.json")  # fmt: skip
     play(WRONG, "ann", review=superseded)
     play(["stop"], "bo", scenario=TOY_ESCALATE.name, review=None)
     _, out = report(capsys, records, scenarios)
     assert any("a play of another scenario" in message for message in out["invalid"])
     play(GOLD, "cy", review=None)  # unreviewed
-    (records / "toyshop" / "toy_item_refund--ann.json").write_text(json.dumps(
-        json.loads((records / "toyshop" / "toy_item_refund--ann.json").read_text())
-        | {"review": superseded | {"superseded_by": "toy_item_refund--cy.json"}}))
+    (records / "toyshop" / "toy_001_item_refund--ann.json").write_text(json.dumps(
+        json.loads((records / "toyshop" / "toy_001_item_refund--ann.json").read_text())
+        | {"review": superseded | {"superseded_by": "toy_001_item_refund--cy.json"}}))
     _, out = report(capsys, records, scenarios)
     assert any("a reviewed blind play that is not itself superseded" in message for message in out["invalid"])
 
@@ -283,9 +283,9 @@ def test_a_reworked_scenarios_old_play_is_superseded_by_a_fresh_play_of_the_curr
     """The old play measured a scenario that no longer exists: even its (a) failures give way to a fresh play."""
     play = Plays(workspace)
     records, scenarios = play.records, play.scenarios
-    (workspace / "scenarios" / "toyshop" / "toy_expensive_item_refund.json").unlink()
+    (workspace / "scenarios" / "toyshop" / "toy_002_expensive_item_refund.json").unlink()
     # reviewed when only E2 failed: the replay on the reworked file differs (stale), which a retired play may
-    old = review(["E2"], superseded_by="toy_item_refund--bo.json", reworked="a second decisive fact added")
+    old = review(["E2"], superseded_by="toy_001_item_refund--bo.json", reworked="a second decisive fact added")
     play(WRONG, "ann", review=old)
     set_scenario(workspace, lambda data: data["meta"].update(notes="reworked: a second record now decides it"))
     play(GOLD, "bo", review=review())
@@ -295,7 +295,7 @@ def test_a_reworked_scenarios_old_play_is_superseded_by_a_fresh_play_of_the_curr
     assert out["overall"]["blind_records"] == 1 and out["overall"]["failed_checks"]["a"] == 0
     assert out["overall"]["stale_records"] == 0  # history: never stale
     outcomes = {Path(o["path"]).name: o for o in out["record_outcomes"]}
-    assert outcomes["toy_item_refund--ann.json"]["stale"]  # its replay differs from its review, and that is shown
+    assert outcomes["toy_001_item_refund--ann.json"]["stale"]  # its replay differs from its review, and that is shown
 
 
 @pytest.mark.parametrize("case", ["not_reworked", "scenario_unchanged", "fresh_play_of_an_old_file"])
@@ -303,7 +303,7 @@ def test_a_rework_supersession_needs_the_rework_a_changed_file_and_a_play_of_it(
     play = Plays(workspace)
     records, scenarios = play.records, play.scenarios
     extra = {} if case == "not_reworked" else {"reworked": "a second decisive fact added"}
-    play(WRONG, "ann", review=review(WRONG_FAILS, superseded_by="toy_item_refund--bo.json", **extra))
+    play(WRONG, "ann", review=review(WRONG_FAILS, superseded_by="toy_001_item_refund--bo.json", **extra))
     if case == "fresh_play_of_an_old_file":
         play(GOLD, "bo", review=review())
         set_scenario(workspace, lambda data: data["meta"].update(notes="reworked after both plays"))

@@ -77,7 +77,7 @@ def test_holds_for_reviewed_records_and_catches_every_flip(workspace):
         assert_record_holds(calibration, path)
 
     # the scenario changes: the refund check wants another reason, so the gold play fails E2 now
-    scenario = workspace / "scenarios" / "toyshop" / "toy_item_refund.json"
+    scenario = workspace / "scenarios" / "toyshop" / "toy_001_item_refund.json"
     data = json.loads(scenario.read_text())
     data["evaluation_criteria"]["policy_checks"][1]["arguments"]["reason"] = "defective"
     scenario.write_text(json.dumps(data))

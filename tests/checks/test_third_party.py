@@ -122,7 +122,7 @@ def test_a_conftest_registers_a_type_for_a_pytest_run(toy_project):
 
         register_check(CheckType(NoEscalation, never_escalated, dimension="permissibility", tools={}))
     '''))
-    path = toy_project.path / "scenarios" / "toyshop" / "toy_item_refund.json"
+    path = toy_project.path / "scenarios" / "toyshop" / "toy_001_item_refund.json"
     data = json.loads(path.read_text())
     data["evaluation_criteria"]["policy_checks"].append({"outcome_id": "X2", "type": "never_escalated"})
     path.write_text(json.dumps(data))

@@ -159,7 +159,7 @@ def test_replay_agent_gives_the_same_verdict_as_score(toy_project, capsys, works
 def test_a_single_record_of_another_scenario_is_that_episodes_agent_error(toy_project, capsys, workspace):
     state, _ = step_play(workspace, capsys, GOLD)
     result = toy_project.runpytest(
-        "scenarios/toyshop/toy_expensive_item_refund.json", f"--pibench-agent=replay:{state}", "--pibench-results=out.json"
+        "scenarios/toyshop/toy_002_expensive_item_refund.json", f"--pibench-agent=replay:{state}", "--pibench-results=out.json"
     )
     (row,) = json.loads((toy_project.path / "out.json").read_text())["rows"]
     assert row["termination_reason"] == "agent_error" and "is a play of scenario TOY_001_ITEM_REFUND" in row["error"]

@@ -44,8 +44,8 @@ def results(pytester: pytest.Pytester, name: str = "pibench-results.json") -> di
 def crash_set(toy_project: pytest.Pytester) -> pytest.Pytester:
     """Five ALLOW scenarios: the original (customer Ada) and four copies whose customer is 'Crash'."""
     folder = toy_project.path / "scenarios" / "toyshop"
-    (folder / "toy_expensive_item_refund.json").unlink()
-    original = json.loads((folder / "toy_item_refund.json").read_text())
+    (folder / "toy_002_expensive_item_refund.json").unlink()
+    original = json.loads((folder / "toy_001_item_refund.json").read_text())
     for index in range(4):
         copy = json.loads(json.dumps(original))
         copy["meta"]["scenario_id"] = f"TOY_1{index}_CRASH"

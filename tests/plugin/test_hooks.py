@@ -90,9 +90,9 @@ def test_a_conftest_row_hook_applies_beneath_its_folder_only(toy_project):
     other = toy_project.path / "scenarios" / "other"
     other.mkdir()
     (other / "toy_escalate.json").write_text(
-        (toy_project.path / "scenarios/toyshop/toy_expensive_item_refund.json").read_text()
+        (toy_project.path / "scenarios/toyshop/toy_002_expensive_item_refund.json").read_text()
     )
-    (toy_project.path / "scenarios/toyshop/toy_expensive_item_refund.json").unlink()
+    (toy_project.path / "scenarios/toyshop/toy_002_expensive_item_refund.json").unlink()
     (other / "conftest.py").write_text('def pytest_pibench_row():\n    return {"folder": "other"}\n')
     toy_project.runpytest("scenarios", "--pibench-agent=oracle").assert_outcomes(passed=2)
     rows = {r["scenario_id"]: r for r in results(toy_project)["rows"]}

@@ -76,7 +76,7 @@ def project(toy_project: pytest.Pytester) -> Path:
     toy_project.makepyfile(toyagent=AGENT)
     folder = toy_project.path / "scenarios" / "toyshop"
     for number in (1, 2):
-        data = json.loads((folder / "toy_item_refund.json").read_text())
+        data = json.loads((folder / "toy_001_item_refund.json").read_text())
         data["meta"]["scenario_id"] = f"TOY_10{number}_ALLOW_COPY"
         (folder / f"zz_allow_copy_{number}.json").write_text(json.dumps(data))
     return toy_project.path

@@ -32,8 +32,8 @@ def test_collection_ids_trials_and_agents(toy_project):
     )
     ids = [line for line in result.outlines if "::" in line]
     assert len(ids) == 8
-    assert f"scenarios/toyshop/toy_item_refund.json::{ALLOW_ID}[oracle-t0]" in ids
-    assert f"scenarios/toyshop/toy_expensive_item_refund.json::{ESC_ID}[baseline:deny-t1]" in ids
+    assert f"scenarios/toyshop/toy_001_item_refund.json::{ALLOW_ID}[oracle-t0]" in ids
+    assert f"scenarios/toyshop/toy_002_expensive_item_refund.json::{ESC_ID}[baseline:deny-t1]" in ids
 
 
 def test_collect_only_runs_nothing_and_leaves_the_results_file_alone(toy_project):
@@ -55,7 +55,7 @@ def test_oracle_passes_and_checks_are_subtests(toy_project):
     result = toy_project.runpytest("scenarios", "--pibench-agent=oracle", "-v")
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines([
-        f"*toy_item_refund.json::{ALLOW_ID}?oracle-t0? SUBPASSED?E2?*",
+        f"*toy_001_item_refund.json::{ALLOW_ID}?oracle-t0? SUBPASSED?E2?*",
         f"*{ALLOW_ID}?oracle-t0? PASSED*",
         "*pi-bench summary*",
         "*Full compliance*1.000*",
@@ -75,14 +75,14 @@ def test_failing_checks_carry_outcome_id_and_detail(toy_project):
         "*Failed scenarios (1):*",
         f"*baseline:deny {ALLOW_ID} t0 ?ALLOW -> DENY? E1: tool_called(lookup_item)=False*",
     ])
-    assert failed_items(result) == [f"scenarios/toyshop/toy_item_refund.json::{ALLOW_ID}[baseline:deny-t0]"]
+    assert failed_items(result) == [f"scenarios/toyshop/toy_001_item_refund.json::{ALLOW_ID}[baseline:deny-t0]"]
 
 
 @pytest.mark.parametrize(
     ("selector", "expected"),
     [
         (["-k", "TOY_002"], [ESC_ID]),
-        (["-k", "toyshop and allow_refund"], [ALLOW_ID]),
+        (["-k", "toyshop and TOY_001"], [ALLOW_ID]),
         (["-m", "escalate"], [ESC_ID]),
         (["-m", "toyshop and not escalate"], [ALLOW_ID]),
         (["-m", "procedural_compliance"], [ALLOW_ID]),
@@ -112,7 +112,7 @@ def test_seeds_are_derived_per_file_and_trial(toy_project):
     from pytest_pibench import derive_seed
 
     seeds = {(r["scenario_id"], r["trial"]): r["seed"] for r in results(toy_project)["rows"]}
-    assert seeds[(ALLOW_ID, 1)] == derive_seed(42, "toy_item_refund", 1)
+    assert seeds[(ALLOW_ID, 1)] == derive_seed(42, "toy_001_item_refund", 1)
     assert len(set(seeds.values())) == 4
 
 
@@ -136,7 +136,7 @@ def test_bad_options_are_usage_errors(toy_project, args, message):
 
 
 def test_bad_scenario_file_is_an_error_for_that_file_only(toy_project):
-    broken = json.loads((toy_project.path / "scenarios/toyshop/toy_item_refund.json").read_text())
+    broken = json.loads((toy_project.path / "scenarios/toyshop/toy_001_item_refund.json").read_text())
     del broken["evaluation_criteria"]["policy_checks"][1]["tool_name"]
     (toy_project.path / "scenarios/toyshop/zz_broken.json").write_text(json.dumps(broken))
     result = toy_project.runpytest("scenarios", "--pibench-agent=oracle", "-p", "no:randomly", "-rf")
@@ -193,7 +193,7 @@ def test_conftest_fixture_agents_parametrized(toy_project):
 
 
 def test_scenario_paths_on_the_command_line_need_an_agent(toy_project):
-    result = toy_project.runpytest("scenarios/toyshop/toy_item_refund.json")
+    result = toy_project.runpytest("scenarios/toyshop/toy_001_item_refund.json")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*no agent to benchmark: pass --pibench-agent=SPEC or define a pibench_agent*"])
 

@@ -147,7 +147,7 @@ def test_resume_reuses_unchanged_rows_and_reruns_the_rest(project):
     # Resume from that full results file: a changed scenario file and changed limits are re-run.
     done = project / "done.json"
     done.write_text((project / "pibench-results.json").read_text())
-    scenario = project / "scenarios" / "toyshop" / "toy_expensive_item_refund.json"
+    scenario = project / "scenarios" / "toyshop" / "toy_002_expensive_item_refund.json"
     edited = json.loads(scenario.read_text())
     edited["meta"]["notes"] = "edited after the first run"
     scenario.write_text(json.dumps(edited))

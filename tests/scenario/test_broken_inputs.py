@@ -21,7 +21,7 @@ from pytest_pibench import ScenarioError, bind_scenario, discover_scenarios, loa
 from pytest_pibench.paths import is_scenario_candidate
 from pytest_pibench.runner import run_one
 
-TOY_IDS = ["toy_item_refund.json", "toy_expensive_item_refund.json"]
+TOY_IDS = ["toy_001_item_refund.json", "toy_002_expensive_item_refund.json"]
 
 BROKEN = {
     "invalid_json": (b'{"a": 1,\n  "b": }\n', "invalid JSON at line 2 column 8: Expecting value"),

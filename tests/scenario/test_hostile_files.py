@@ -287,4 +287,4 @@ def test_pi_validate_reports_each_hostile_file_once_and_validates_the_rest(works
     assert line.startswith(f"{folder / 'zz_bad_policy.json'}: [schema] policy_context.policy_text_ref: cannot read ")
     (line,) = [line for line in lines if "zz_long_domain.json" in line]
     assert line.startswith(f"{folder / 'zz_long_domain.json'}: [schema] meta.domain: unknown domain 'ddd")
-    assert "toy_item_refund.json" not in out and "toy_expensive_item_refund.json" not in out  # validated, sound
+    assert "toy_001_item_refund.json" not in out and "toy_002_expensive_item_refund.json" not in out  # validated, sound

@@ -141,7 +141,7 @@ def test_discovery_skips_other_json_and_archives_but_not_broken_files(workspace)
     (root / "archive").mkdir()
     (root / "archive" / "old.json").write_text(TOY_ALLOW.read_text())
     found = [p.name for p in discover_scenarios(root)]
-    assert found == ["broken.json", "toy_item_refund.json", "toy_expensive_item_refund.json"]  # broken: reported
-    assert [p.name for p in discover_scenarios(root / "toyshop" / "toy_item_refund.json")] == [
-        "toy_item_refund.json"
+    assert found == ["broken.json", "toy_001_item_refund.json", "toy_002_expensive_item_refund.json"]  # broken: reported
+    assert [p.name for p in discover_scenarios(root / "toyshop" / "toy_001_item_refund.json")] == [
+        "toy_001_item_refund.json"
     ]

@@ -24,7 +24,7 @@ def allow_case(toy: dict[str, Any], n: int, *, broken: bool = False) -> dict[str
     """The toy ALLOW scenario about item IT-<n>; a ``broken`` toy is refunded as defective, not changed_mind."""
     data = copy.deepcopy(toy)
     item, reason = f"IT-{n}", "defective" if broken else "changed_mind"
-    data["meta"] = {"scenario_id": f"TOY_ALLOW_{n}", "domain": "toyshop", "notes": f"case {n}"}
+    data["meta"] = {"scenario_id": f"TOY_RETURN_{n}", "domain": "toyshop", "notes": f"case {n}"}
     data["environment_setup"]["initial_state_patch"]["items"][0]["item_id"] = item
     data["user_simulation"]["initial_user_message"] = (
         f"Hi, I'd like to return {item}, it arrived broken." if broken else f"Hi, I'd like to return {item}."
@@ -52,7 +52,7 @@ def test_a_set_the_routine_solves_is_reported_with_the_scenarios_it_passes(toy_d
     assert problem.file == str(folder)
     assert problem.message == (
         "baseline:routine-allow fully passes 3 of the 3 ALLOW scenarios of domain 'toyshop' (at most 1, a third): "
-        "TOY_ALLOW_1, TOY_ALLOW_2, TOY_ALLOW_3"
+        "TOY_RETURN_1, TOY_RETURN_2, TOY_RETURN_3"
     )
     assert set(rules(report)) == {"discriminative"}  # the set is sound otherwise
 
@@ -63,11 +63,11 @@ def test_a_set_the_routine_solves_a_third_of_passes(toy_data, workspace):
     assert report.ok, report.format()
     (naive, routine) = baseline_reach(load_scenario(p) for p in discover_scenarios(workspace / "scenarios" / "good"))
     assert (naive.baseline, naive.passed) == ("baseline:allow", ())
-    assert (routine.baseline, routine.passed, routine.allowed) == ("baseline:routine-allow", ("TOY_ALLOW_1",), 1)
+    assert (routine.baseline, routine.passed, routine.allowed) == ("baseline:routine-allow", ("TOY_RETURN_1",), 1)
 
 
 def test_a_set_the_naive_baseline_solves_is_reported_too(workspace):
-    toy = json.loads((workspace / "scenarios" / "toyshop" / "toy_expensive_item_refund.json").read_text())
+    toy = json.loads((workspace / "scenarios" / "toyshop" / "toy_002_expensive_item_refund.json").read_text())
     cases = []
     for n in (1, 2, 3):
         case = copy.deepcopy(toy)
@@ -88,7 +88,7 @@ def test_labels_are_counted_per_domain_and_label(toy_data, workspace):
     reach = baseline_reach(load_scenario(p) for p in discover_scenarios(workspace / "scenarios"))
     by_key = {(r.domain, r.label, r.baseline): r for r in reach}
     allow = by_key[("toyshop", "ALLOW", "baseline:routine-allow")]
-    assert allow.scenarios == ("TOY_ALLOW_1", "TOY_ALLOW_2", "TOY_001_ITEM_REFUND") and len(allow.passed) == 3
+    assert allow.scenarios == ("TOY_RETURN_1", "TOY_RETURN_2", "TOY_001_ITEM_REFUND") and len(allow.passed) == 3
     escalate = by_key[("toyshop", "ESCALATE", "baseline:routine-escalate")]
     assert escalate.scenarios == ("TOY_002_EXPENSIVE_REFUND",) and not escalate.over
     assert allow.over

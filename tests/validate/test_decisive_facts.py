@@ -168,7 +168,7 @@ def write_set(toy_data, write_scenario, single: int, total: int = 4, annotated: 
             data = annotate(
                 data, [OPENED] if index < single else [OPENED, second], ["TOY-3" if index % 2 == 0 else "TOY-1"]
             )
-        names = [TOY_ESCALATE.name, "toy_item_refund.json"]
+        names = [TOY_ESCALATE.name, "toy_001_item_refund.json"]
         write_scenario(data, names[index] if index < 2 else f"copy_{index}.json")
 
 

@@ -84,7 +84,7 @@ def test_ungrounded_values_are_reported(toy_data, write_scenario):
 
 
 def test_values_found_in_tool_results_user_turns_and_enums_are_grounded(workspace):
-    report = validate(workspace / "scenarios" / "toyshop" / "toy_expensive_item_refund.json")
+    report = validate(workspace / "scenarios" / "toyshop" / "toy_002_expensive_item_refund.json")
     assert report.ok, report.format()  # "IT-9" from the user, "MX-4471" from lookup_item, enums from schemas
 
 
