@@ -362,9 +362,11 @@ def issue_refund(
     each item can be adjusted once. Refunded items get return_status
     "refunded" ("price_adjusted" for price adjustments); store_credit refunds
     raise the customer's store_credit_balance. Returns the refund record
-    (refund_id, amount, restocking_fee_amount, ...); restocking_fee_amount is
-    the fee on the price paid when the tool computed the amount, and null when
-    you gave the amount (the fee is then part of the amount you chose). Issue it only when the
+    (refund_id, amount, restocking_fee_amount, shipping_refunded, ...); the fee
+    and the shipping are the tool's own split when it computed the amount, and
+    null when you gave the amount (your amount then holds them; under
+    damaged_in_transit or wrong_item the order's shipping counts as paid back).
+    Issue it only when the
     policy allows it: this tool does not check windows, tiers, limits or
     approvals.
 
@@ -399,7 +401,7 @@ def issue_refund(
         restocking_fee_percent=restocking_fee_percent,
         # With an amount given, the fee's base is the agent's (a discounted net price, RET-11.7): not ours to restate.
         restocking_fee_amount=money_float(quote.fee) if amount is None else None,
-        shipping_refunded=money_float(quote.shipping),
+        shipping_refunded=money_float(quote.shipping) if amount is None else None,
         refund_method=refund_method,
         paid_to=order.get("payment_method") if refund_method == "original_payment" else "store_credit",
         reason_code=reason_code,
@@ -502,7 +504,8 @@ def _refund_quote(
 ) -> _Quote:
     """A refund pays the items' value less the fee, plus shipping once for transit damage or a wrong item.
 
-    An explicit ``amount`` may be lower (then shipping is the part of it above the items' net value).
+    An explicit ``amount`` may be lower; under a shipping reason the order's shipping then counts as paid back
+    (it is refundable once), and the record does not split the amount into items and shipping.
     """
     values = _remaining_values(items)
     value = sum_money(values)
@@ -523,7 +526,8 @@ def _refund_quote(
                 + (f", shipping {format_money(shipping)}" if shipping else "")
                 + "). Nothing was changed."
             )
-        shipping = max(ZERO, min(shipping, refund - (value - fee)))
+        # How much of a given amount is shipping is the agent's split (a discounted net price, RET-11.7, makes
+        # "amount minus line price" wrong): the record leaves it open; the order's shipping counts as paid back.
     if refund <= 0:
         raise ToolError(f"Nothing is left to refund for item(s) {', '.join(item_ids)} of order {order_id!r}.")
     return _Quote(values, value, fee, shipping, refund)
