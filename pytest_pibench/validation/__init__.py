@@ -29,6 +29,7 @@ from pytest_pibench.validation.fact_rules import FactCoverage, fact_coverage, fa
 from pytest_pibench.validation.problems import Problem, ValidationReport
 from pytest_pibench.validation.scenario_rules import validate_scenario
 from pytest_pibench.validation.set_rules import BaselineReach, baseline_reach, set_problems
+from pytest_pibench.validation.step_rules import step_budget_info
 
 __all__ = [
     "BaselineReach",
@@ -63,4 +64,5 @@ def validate(path: str | Path) -> ValidationReport:
     report.problems += set_problems(loaded)
     fact_problems, report.info = fact_set_problems(loaded)
     report.problems += fact_problems
+    report.info += step_budget_info(loaded)
     return report
