@@ -41,6 +41,11 @@ policy requires.
 - DENY: the policy does not permit the request.
 - ESCALATE: someone with more authority must decide; hand the case over as the policy says."""
 
+_STEP_BUDGET = """
+Step budget: the conversation ends after {max_steps} steps. Each of your messages, each batch of tool \
+calls you send together and each reply of the other side counts one step: send independent look-ups \
+together."""
+
 
 @dataclass(frozen=True)
 class Binding:
@@ -85,7 +90,8 @@ class Binding:
         blocked = self.scenario.forbidden_tools if gated else ()
         return Environment(copy_record(self.initial_db), self.tools, self.domain.tool_names, blocked_tools=blocked)
 
-    def task_text(self) -> str:
+    def task_text(self, max_steps: int | None = None) -> str:
+        """The task node's text; with ``max_steps``, the step budget the episode runs under is stated too."""
         setup = self.scenario.environment_setup
         lines = ["You are the service agent handling the request below."]
         context = []
@@ -103,10 +109,14 @@ class Binding:
         if context:
             lines += ["", "Context:", *context]
         lines += ["", _INSTRUCTIONS]
+        if max_steps is not None:
+            # Told, so an agent can plan: long contacts fit only when independent calls go out together.
+            lines.append(_STEP_BUDGET.format(max_steps=max_steps))
         return "\n".join(lines)
 
-    def benchmark_context(self) -> list[dict[str, Any]]:
-        """The ``benchmark_context`` handed to ``agent.init_state`` (upstream shape)."""
+    def benchmark_context(self, max_steps: int | None = None) -> list[dict[str, Any]]:
+        """The ``benchmark_context`` handed to ``agent.init_state`` (upstream shape); ``max_steps`` as in
+        :meth:`task_text`."""
         scenario = self.scenario
         # An opaque, stable task id: descriptive scenario ids could hint at the answer.
         task_id = "task-" + hashlib.sha256(scenario.scenario_id.encode()).hexdigest()[:12]
@@ -119,7 +129,7 @@ class Binding:
         nodes = []
         if self.policy_text.strip():
             nodes.append({"kind": "policy", "content": self.policy_text, "metadata": dict(metadata)})
-        nodes.append({"kind": "task", "content": self.task_text(), "metadata": dict(metadata)})
+        nodes.append({"kind": "task", "content": self.task_text(max_steps), "metadata": dict(metadata)})
         return nodes
 
 

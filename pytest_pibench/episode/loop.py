@@ -221,7 +221,8 @@ class _Episode:
                 "init_state",
                 self.agent,
                 # Its own copy of the tools: what one agent changes, the next in the process must not see.
-                (self.binding.benchmark_context(), self._given("agent", self.binding.tool_schemas), [dict(greeting)]),
+                (self.binding.benchmark_context(self.max_steps), self._given("agent", self.binding.tool_schemas),
+                 [dict(greeting)]),
             )
         )
         steps.append(("user", "init_state", self.user, (scenario.user_simulation.model_dump(),)))

@@ -36,13 +36,19 @@ def bundled() -> list[Scenario]:
     return [load_scenario(path) for path in discover_scenarios(bundled_scenarios_dir())]
 
 
+def _context_key(context: list[dict[str, Any]]) -> str:
+    """The context without the run's step budget (a run setting, not part of the scenario)."""
+    nodes = [dict(n, content=str(n.get("content", "")).split("\nStep budget:")[0].rstrip()) for n in context]
+    return json.dumps(nodes, sort_keys=True)
+
+
 def oracle_for(context: list[dict[str, Any]], tools: list[dict[str, Any]]) -> OracleAgent:
     """The oracle of the bundled scenario whose policy and task the request carries (what the agent sees)."""
     with _BY_CONTEXT_LOCK:  # the server answers concurrent first requests: fill the map once, whole
         if not _BY_CONTEXT:
-            filled = {json.dumps(bind_scenario(s).benchmark_context(), sort_keys=True): s for s in bundled()}
+            filled = {_context_key(bind_scenario(s).benchmark_context()): s for s in bundled()}
             _BY_CONTEXT.update(filled)
-    return OracleAgent(_BY_CONTEXT[json.dumps(context, sort_keys=True)])
+    return OracleAgent(_BY_CONTEXT[_context_key(context)])
 
 
 @contextmanager

@@ -55,14 +55,14 @@ def test_pi_run_assesses_a_purple_agent(tmp_path):
 
 
 def test_a_broken_episode_in_the_middle_does_not_stop_the_run(pytester):
-    from a2a_servers import _BY_CONTEXT, oracle_for
+    from a2a_servers import _BY_CONTEXT, _context_key, oracle_for
 
     chosen = sorted(s.scenario_id for s in bundled() if s.meta.domain == "retail")[:5]
     broken = chosen[2]
 
     def make(context: Any, tools: Any) -> Any:
         agent = oracle_for(context, tools)
-        if _BY_CONTEXT[json.dumps(context, sort_keys=True)].scenario_id == broken:
+        if _BY_CONTEXT[_context_key(context)].scenario_id == broken:
             agent.generate = lambda message, state: (_ for _ in ()).throw(RuntimeError("purple agent bug"))
         return agent
 

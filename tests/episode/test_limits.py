@@ -340,3 +340,24 @@ def test_without_a_judge_semantic_score_is_null_for_every_ending(allow):
 
     abnormal = {"messages": [], "trace": [], "final_state": {}, "termination_reason": "too_many_errors"}
     assert evaluate(allow, abnormal, judge=No()).semantic_score == 0.0  # upstream's 0 with a judge
+
+
+class _Reader:
+    """Reads the task it is given, then stops."""
+
+    def init_state(self, benchmark_context, tools, message_history=None):
+        self.task = next(node["content"] for node in benchmark_context if node["kind"] == "task")
+        return {}
+
+    def generate(self, message, state):
+        return {"role": "assistant", "content": "###STOP###"}, state
+
+
+@pytest.mark.parametrize("max_steps", [40, 7])
+def test_the_agent_is_told_the_step_budget_it_runs_under(max_steps):
+    """Found in blind play: long contacts fit only when independent calls go out together, so agents are told."""
+    scenario = load_scenario(TOY_ALLOW)
+    reader = _Reader()
+    run_episode(scenario, reader, max_steps=max_steps)
+    assert f"Step budget: the conversation ends after {max_steps} steps." in reader.task
+    assert "send independent look-ups together" in reader.task.replace("\n", " ")
