@@ -14,787 +14,93 @@ Time comes from the scenario clock (``now``); all calendar dates are Central Tim
 (America/Chicago), as the policy counts days. The generic parts (time zones,
 money in cents, finding and appending records) come from
 :mod:`pytest_pibench.toolkit`; this file holds only what is retail's own.
+
+The tools live by area in the sibling modules (``_common``, ``_lookups``, ``_actions``,
+``_routine``); this module is the pack's public face:
+``TOOLS`` (the catalog) and ``ROUTINE``, loaded by the engine (the folder is imported as a
+package, so the modules import each other).
 """
 
-import re
-from datetime import date
-from decimal import Decimal
-from typing import Any, Literal, NamedTuple
-
-from pytest_pibench.toolkit import (
-    DB,
-    ZERO,
-    Decision,
-    ToolError,
-    allocate,
-    append_decision,
-    append_record,
-    constant,
-    copy_record,
-    days_between,
-    find_record,
-    find_records,
-    format_money,
-    local_date,
-    money,
-    money_float,
-    nested_records,
-    new_record,
-    percent_of,
-    positive_amount,
-    record_getter,
-    require_text,
-    round_cents,
-    sum_money,
-    today,
-    trailing_days,
+from ._actions import (
+    deny_return,
+    escalate_to_manager,
+    flag_account,
+    issue_refund,
+    issue_store_credit,
+    process_exchange,
+    record_decision,
 )
-from pytest_pibench.toolkit.routine import Routine, RoutineCall, RoutineRequest, RoutineResult
+from ._common import (
+    CENTRAL_TIME,
+    DEFAULT_ELECTRONICS_WINDOW_DAYS,
+    DEFAULT_GENERAL_WINDOW_DAYS,
+    RETURN_HISTORY_LOOKBACK_DAYS,
+    DenialReason,
+    EscalationType,
+    ExchangeReason,
+    FlagType,
+    RefundMethod,
+    RefundReason,
+    RestockingFeePercent,
+    StoreCreditReason,
+)
+from ._lookups import (
+    check_return_window,
+    get_return_history,
+    lookup_customer,
+    lookup_order,
+    lookup_product,
+    verify_customer,
+)
+from ._routine import (
+    EMAIL_PATTERN,
+    ORDER_ID_PATTERN,
+    ROUTINE,
+    ROUTINE_CONDITIONAL_FEE_PERCENT,
+    ROUTINE_CONDITIONAL_REFUND_REASON,
+    ROUTINE_DENIAL_REASON,
+    ROUTINE_ESCALATION_TYPE,
+    ROUTINE_REFUND_REASON,
+    SKU_PATTERN,
+)
 
-# --------------------------------------------------------------------------- enums
-
-RefundReason = Literal[
-    "within_window",
-    "holiday_extension",
-    "loyalty_extension",
-    "damaged_in_transit",
-    "wrong_item",
-    "defective",
-    "price_adjustment",
-    "manager_approved",
+__all__ = [
+    "CENTRAL_TIME",
+    "DEFAULT_ELECTRONICS_WINDOW_DAYS",
+    "DEFAULT_GENERAL_WINDOW_DAYS",
+    "DenialReason",
+    "EMAIL_PATTERN",
+    "EscalationType",
+    "ExchangeReason",
+    "FlagType",
+    "ORDER_ID_PATTERN",
+    "RETURN_HISTORY_LOOKBACK_DAYS",
+    "ROUTINE",
+    "ROUTINE_CONDITIONAL_FEE_PERCENT",
+    "ROUTINE_CONDITIONAL_REFUND_REASON",
+    "ROUTINE_DENIAL_REASON",
+    "ROUTINE_ESCALATION_TYPE",
+    "ROUTINE_REFUND_REASON",
+    "RefundMethod",
+    "RefundReason",
+    "RestockingFeePercent",
+    "SKU_PATTERN",
+    "StoreCreditReason",
+    "TOOLS",
+    "check_return_window",
+    "deny_return",
+    "escalate_to_manager",
+    "flag_account",
+    "get_return_history",
+    "issue_refund",
+    "issue_store_credit",
+    "lookup_customer",
+    "lookup_order",
+    "lookup_product",
+    "process_exchange",
+    "record_decision",
+    "verify_customer",
 ]
-RefundMethod = Literal["original_payment", "store_credit"]
-RestockingFeePercent = Literal[0, 10, 15]
-StoreCreditReason = Literal["no_receipt", "gift_return", "goodwill"]
-ExchangeReason = Literal["size_or_color", "defective", "warranty_replacement", "wrong_item"]
-DenialReason = Literal[
-    "outside_window",
-    "final_sale",
-    "non_returnable_item",
-    "activated_device",
-    "opened_software",
-    "condition_not_met",
-    "no_proof_of_purchase",
-    "return_limit_exceeded",
-    "identity_not_verified",
-    "competitor_price",
-]
-EscalationType = Literal[
-    "high_value_refund",
-    "account_integrity",
-    "policy_conflict",
-    "policy_gap",
-    "customer_dispute",
-]
-FlagType = Literal["return_abuse", "suspected_fraud", "identity_mismatch"]
-
-# --------------------------------------------------------------------------- constants
-
-CENTRAL_TIME = "America/Chicago"
-"""Larkspur's time zone: the policy counts every day as a Central calendar date."""
-
-DEFAULT_GENERAL_WINDOW_DAYS = 30
-DEFAULT_ELECTRONICS_WINDOW_DAYS = 15
-RETURN_HISTORY_LOOKBACK_DAYS = 90
-
-_SHIPPING_KEYS = ("shipping_cost", "shipping_fee", "shipping")
-"""Order fields that may hold the original shipping charge (first present wins)."""
-
-_SHIPPING_REFUND_REASONS = frozenset({"damaged_in_transit", "wrong_item"})
-"""Refund reasons under which the original shipping charge is also refundable."""
-
-# --------------------------------------------------------------------------- record helpers
-
-_get_order = record_getter(
-    "orders", "order_id", "No order found with order_id {value!r}. Check the id (format like 'ORD-1001')."
-)
-_get_customer = record_getter(
-    "customers", "customer_id", "No customer found with customer_id {value!r}. Check the id (format like 'CUS-2001')."
-)
-_get_product = record_getter(
-    "products", "sku", "No product found with sku {value!r}. Check the sku (format like 'LHT-EL-2041')."
-)
-
-
-def _central_date(value: object, what: str) -> date:
-    """The Central calendar date of a DB date or timestamp (a plain date is already Central)."""
-    return local_date(value, CENTRAL_TIME, what)
-
-
-def _order_items(order: dict[str, Any]) -> list[dict[str, Any]]:
-    return nested_records(order, "items")
-
-
-def _get_item(order: dict[str, Any], item_id: str) -> dict[str, Any]:
-    for item in _order_items(order):
-        if item.get("item_id") == item_id:
-            return item
-    known = ", ".join(str(i.get("item_id")) for i in _order_items(order)) or "none"
-    raise ToolError(f"Item {item_id!r} is not part of order {order.get('order_id')!r} (its item ids: {known}).")
-
-
-def _item_value(item: dict[str, Any]) -> Decimal:
-    """Price paid for the line: unit price times quantity (quantity defaults to 1)."""
-    quantity = item.get("quantity", 1)
-    if isinstance(quantity, bool) or not isinstance(quantity, int | float) or quantity <= 0:
-        quantity = 1
-    return round_cents(money(item.get("price", 0)) * Decimal(str(quantity)))
-
-
-def _prior_adjustment(item: dict[str, Any]) -> Decimal:
-    """Price-adjustment money already paid back on this line."""
-    return money(item.get("price_adjusted_amount", 0))
-
-
-def _is_electronics(db: DB, item: dict[str, Any]) -> bool:
-    """Electronics by the line's category or, failing that, the product record."""
-    if item.get("category") == "electronics":
-        return True
-    sku = item.get("sku")
-    if isinstance(sku, str):
-        try:
-            product = find_record(db, "products", "sku", sku)
-        except ToolError:
-            return False
-        return product.get("category") == "electronics" or (product.get("return_class") == "electronics")
-    return False
-
-
-def _refund_for_item(db: DB, order_id: str, item_id: str, *, adjustment: bool) -> str | None:
-    """The id of an earlier refund of ``item_id``: a price adjustment or a real refund."""
-    for record in find_records(db, "refunds", order_id=order_id):
-        was_adjustment = record.get("reason_code") == "price_adjustment"
-        if item_id in (record.get("item_ids") or []) and was_adjustment == adjustment:
-            return str(record.get("refund_id"))
-    return None
-
-
-def _order_shipping(order: dict[str, Any]) -> Decimal:
-    for key in _SHIPPING_KEYS:
-        if key in order:
-            return money(order.get(key))
-    return ZERO
-
-
-# =========================================================================== lookups
-
-
-def lookup_order(db: DB, order_id: str) -> dict[str, Any]:
-    """Look up one order by its id and return the full order record.
-
-    Returns order_id, customer_id, channel (online or in_store), purchase_date,
-    delivery_date (null when not delivered), payment_method (card, gift_card,
-    paypal or store_credit), is_gift, status, total and items. Each item has
-    item_id, sku, name, category, price (per unit, USD), quantity, opened,
-    final_sale, condition_notes and return_status (null until a refund, price
-    adjustment or exchange sets it). The order-level return_status shows the
-    latest action on the order (refunded, price_adjusted, exchanged, denied,
-    escalated). Looking an order up does not verify the requester: use
-    verify_customer for that.
-
-    Args:
-        order_id: The order id, e.g. "ORD-1001".
-    """
-    return copy_record(_get_order(db, order_id))
-
-
-def lookup_customer(db: DB, customer_id: str) -> dict[str, Any]:
-    """Look up a customer profile by customer id.
-
-    Returns customer_id, name, email, loyalty_tier (member, gold or platinum),
-    member_since, store_credit_balance (USD), the ids of the customer's orders
-    (order_ids), and the internal fields account_flags, internal_risk_score and
-    lp_notes. The internal fields are for staff only and must never be
-    disclosed to the customer.
-
-    Args:
-        customer_id: The customer id, e.g. "CUS-2001".
-    """
-    profile = copy_record(_get_customer(db, customer_id))
-    if "order_ids" not in profile:
-        profile["order_ids"] = [order.get("order_id") for order in find_records(db, "orders", customer_id=customer_id)]
-    return profile
-
-
-def verify_customer(db: DB, customer_id: str, email: str) -> dict[str, Any]:
-    """Check that an email address is the one on file for a customer account.
-
-    The comparison ignores letter case and surrounding spaces. Returns
-    {customer_id, verified} where verified is true only on a match; the email on
-    file is never returned.
-
-    Args:
-        customer_id: The customer id to verify against, e.g. "CUS-2001".
-        email: The email address the requester gave, e.g. "dana.reyes@example.com".
-    """
-    customer = _get_customer(db, customer_id)
-    on_file = customer.get("email")
-    given = "".join(email.split()).lower()
-    verified = isinstance(on_file, str) and bool(given) and given == "".join(on_file.split()).lower()
-    return {"customer_id": customer_id, "verified": verified}
-
-
-def get_return_history(db: DB, customer_id: str) -> dict[str, Any]:
-    """Get a customer's past returns and how many fall in the trailing 90 days.
-
-    Returns {customer_id, as_of_date, returns_last_90_days, returns,
-    no_receipt_credit_last_90_days_usd}. returns lists every past return
-    (return_id, order_id, returned_on, amount, within_last_90_days), oldest
-    first; returns_last_90_days counts those returned on or after the date 90
-    days before today (Central Time), today included.
-    no_receipt_credit_last_90_days_usd is the total of no-receipt store credit
-    issued to the customer in the same period. The current request is not
-    included. Internal: never disclose these counts to the customer.
-
-    Args:
-        customer_id: The customer id, e.g. "CUS-2001".
-    """
-    _get_customer(db, customer_id)
-    as_of = today(db, CENTRAL_TIME)
-    lookback = trailing_days(as_of, RETURN_HISTORY_LOOKBACK_DAYS)
-
-    returns: list[tuple[date, dict[str, Any]]] = []
-    for record in find_records(db, "return_history", customer_id=customer_id):
-        returned_on = _central_date(record.get("returned_on"), f"returned_on of return {record.get('return_id')!r}")
-        entry = copy_record(record)
-        entry["within_last_90_days"] = returned_on in lookback
-        returns.append((returned_on, entry))
-    returns.sort(key=lambda pair: pair[0])
-
-    credit = ZERO
-    for record in find_records(db, "store_credits", customer_id=customer_id, reason_code="no_receipt"):
-        created = _central_date(record.get("created_at"), f"created_at of store credit {record.get('credit_id')!r}")
-        if created in lookback:
-            credit += money(record.get("amount"))
-
-    return {
-        "customer_id": customer_id,
-        "as_of_date": as_of.isoformat(),
-        "returns_last_90_days": sum(1 for _, e in returns if e["within_last_90_days"]),
-        "returns": [entry for _, entry in returns],
-        "no_receipt_credit_last_90_days_usd": money_float(credit),
-    }
-
-
-def lookup_product(db: DB, sku: str) -> dict[str, Any]:
-    """Look up a product in the catalog by sku.
-
-    Returns sku, name, category (general, electronics, apparel, home, grocery,
-    gift_card or software), return_class (standard, electronics or
-    non_returnable), warranty_months (0 = no manufacturer warranty),
-    activation_required (true for carrier-activated cellular devices) and
-    current_price (Larkspur's own current selling price, USD).
-
-    Args:
-        sku: The product sku, e.g. "LHT-EL-2041".
-    """
-    return copy_record(_get_product(db, sku))
-
-
-def check_return_window(db: DB, order_id: str) -> dict[str, Any]:
-    """Check an order against the BASE return window only (30 days, or 15 if it has electronics).
-
-    Returns {order_id, reference_date, reference_basis, as_of_date,
-    days_elapsed, base_window_days, within_base_window}. The reference date is
-    the delivery date for online orders (the purchase date for in-store orders,
-    or when no delivery is on record; then delivery_confirmed is false); day 0
-    is the reference date and days are counted in Central Time. It ignores
-    loyalty tiers, the holiday extension, transit-damage and defect rules,
-    warranty and final-sale or non-returnable status: apply those yourself.
-
-    Args:
-        order_id: The order id, e.g. "ORD-1001".
-    """
-    order = _get_order(db, order_id)
-    as_of = today(db, CENTRAL_TIME)
-
-    reference: date | None = None
-    basis = "purchase_date"
-    delivery_confirmed = False
-    if order.get("channel") != "in_store" and order.get("delivery_date"):
-        delivered = _central_date(order.get("delivery_date"), f"delivery_date of order {order_id!r}")
-        if delivered <= as_of:
-            reference, basis, delivery_confirmed = delivered, "delivery_date", True
-    if reference is None:
-        reference = _central_date(order.get("purchase_date"), f"purchase_date of order {order_id!r}")
-
-    electronics = any(_is_electronics(db, item) for item in _order_items(order))
-    if electronics:
-        base = constant(db, "return_windows_days", "member", "electronics", default=DEFAULT_ELECTRONICS_WINDOW_DAYS)
-    else:
-        base = constant(db, "return_windows_days", "member", "general", default=DEFAULT_GENERAL_WINDOW_DAYS)
-    days_elapsed = days_between(reference, as_of)
-
-    result: dict[str, Any] = {
-        "order_id": order_id,
-        "reference_date": reference.isoformat(),
-        "reference_basis": basis,
-        "as_of_date": as_of.isoformat(),
-        "days_elapsed": days_elapsed,
-        "base_window_days": base,
-        "within_base_window": days_elapsed <= base,
-    }
-    if order.get("channel") != "in_store":
-        result["delivery_confirmed"] = delivery_confirmed
-    return result
-
-
-# =========================================================================== actions
-
-
-def issue_refund(
-    db: DB,
-    order_id: str,
-    item_ids: list[str],
-    reason_code: RefundReason,
-    refund_method: RefundMethod,
-    restocking_fee_percent: RestockingFeePercent,
-    amount: float | None = None,
-) -> dict[str, Any]:
-    """Refund items of an order (or pay a price adjustment) and mark them in the order.
-
-    Without amount, the refund is the price paid for the items (price x
-    quantity) less the restocking fee; for damaged_in_transit and wrong_item it
-    also includes the order's original shipping charge (once per order). With
-    amount, exactly that is refunded; it may not exceed what the items can still
-    return after the fee. For reason price_adjustment, amount (the price
-    difference) is required, the fee must be 0, the customer keeps the item and
-    each item can be adjusted once. Refunded items get return_status
-    "refunded" ("price_adjusted" for price adjustments); store_credit refunds
-    raise the customer's store_credit_balance. Returns the refund record
-    (refund_id, amount, restocking_fee_amount, shipping_refunded, ...); the fee
-    and the shipping are the tool's own split when it computed the amount, and
-    null when you gave the amount (your amount then holds them; under
-    damaged_in_transit or wrong_item the order's shipping counts as paid back).
-    Issue it only when the
-    policy allows it: this tool does not check windows, tiers, limits or
-    approvals.
-
-    Args:
-        order_id: The order id, e.g. "ORD-1001".
-        item_ids: Ids of the order's items to refund, e.g. ["ORD-1001-1"].
-        reason_code: Why the refund is due, e.g. "within_window".
-        refund_method: "original_payment" (the order's payment method) or "store_credit".
-        restocking_fee_percent: Restocking fee percent deducted: 0, 10 or 15.
-        amount: Exact USD amount to refund, e.g. 37.50; required for price_adjustment.
-    """
-    order = _get_order(db, order_id)
-    items = _items_to_refund(order, item_ids)
-    adjustment = reason_code == "price_adjustment"
-    _check_refundable(db, order_id, items, adjustment=adjustment)
-    if adjustment:
-        quote = _price_adjustment_quote(items, item_ids, restocking_fee_percent, amount)
-        _apply_price_adjustment(order, items, quote)
-    else:
-        quote = _refund_quote(order_id, order, items, item_ids, reason_code, restocking_fee_percent, amount)
-        _apply_refund(order, items, quote)
-
-    customer_id = order.get("customer_id")
-    record = new_record(
-        db,
-        "refund_id",
-        "REF",
-        order_id=order_id,
-        customer_id=customer_id,
-        item_ids=list(item_ids),
-        amount=money_float(quote.amount),
-        restocking_fee_percent=restocking_fee_percent,
-        # With an amount given, the fee's base is the agent's (a discounted net price, RET-11.7): not ours to restate.
-        restocking_fee_amount=money_float(quote.fee) if amount is None else None,
-        shipping_refunded=money_float(quote.shipping) if amount is None else None,
-        refund_method=refund_method,
-        paid_to=order.get("payment_method") if refund_method == "original_payment" else "store_credit",
-        reason_code=reason_code,
-    )
-    if refund_method == "store_credit" and isinstance(customer_id, str):
-        balance = _credit_customer_balance(db, customer_id, quote.amount)
-        if balance is not None:
-            record["store_credit_balance_after"] = money_float(balance)
-    return append_record(db, "refunds", record)
-
-
-# --------------------------------------------------------------------------- issue_refund, step by step
-
-
-class _Quote(NamedTuple):
-    """What a refund pays, computed and checked before anything changes."""
-
-    values: list[Decimal]
-    """Per item: what it can still return (price paid less earlier price adjustments)."""
-    value: Decimal
-    """The items' total value."""
-    fee: Decimal
-    """The restocking fee deducted."""
-    shipping: Decimal
-    """The original shipping charge refunded with the items."""
-    amount: Decimal
-    """What is paid back."""
-
-
-def _items_to_refund(order: dict[str, Any], item_ids: list[str]) -> list[dict[str, Any]]:
-    """The live item records named by ``item_ids``: at least one, no repeats, all in the order."""
-    if not item_ids:
-        raise ToolError("item_ids must list at least one item id of the order, e.g. ['ORD-1001-1'].")
-    duplicates = sorted({i for i in item_ids if item_ids.count(i) > 1})
-    if duplicates:
-        raise ToolError(f"item_ids lists {', '.join(map(repr, duplicates))} more than once.")
-    return [_get_item(order, item_id) for item_id in item_ids]
-
-
-def _check_refundable(db: DB, order_id: str, items: list[dict[str, Any]], *, adjustment: bool) -> None:
-    """No item refunded or exchanged before; for a price adjustment, none adjusted before."""
-    for item in items:
-        item_id = str(item.get("item_id"))
-        status = item.get("return_status")
-        if status == "refunded":
-            earlier = _refund_for_item(db, order_id, item_id, adjustment=False)
-            raise ToolError(
-                f"Item {item_id!r} of order {order_id!r} was already refunded"
-                + (f" (refund {earlier})" if earlier else "")
-                + "; nothing was changed."
-            )
-        if status == "exchanged":
-            raise ToolError(
-                f"Item {item_id!r} of order {order_id!r} was already exchanged; "
-                "it cannot also be refunded. Nothing was changed."
-            )
-        if adjustment and (status == "price_adjusted" or _prior_adjustment(item) > 0):
-            earlier = _refund_for_item(db, order_id, item_id, adjustment=True)
-            raise ToolError(
-                f"Item {item_id!r} of order {order_id!r} already received a price adjustment"
-                + (f" (refund {earlier})" if earlier else "")
-                + "; an item can be price-adjusted only once. Nothing was changed."
-            )
-
-
-def _remaining_values(items: list[dict[str, Any]]) -> list[Decimal]:
-    """What each item can still return: price paid less earlier price adjustments."""
-    return [_item_value(item) - _prior_adjustment(item) for item in items]
-
-
-def _price_adjustment_quote(
-    items: list[dict[str, Any]], item_ids: list[str], restocking_fee_percent: int, amount: float | None
-) -> _Quote:
-    """A price adjustment pays the difference the agent names: required, no fee, at most the items' value."""
-    values = _remaining_values(items)
-    value = sum_money(values)
-    if amount is None:
-        raise ToolError(
-            "amount is required for reason_code 'price_adjustment': pass the price "
-            "difference (price paid minus current price, times quantity), e.g. 25.00."
-        )
-    if restocking_fee_percent != 0:
-        raise ToolError("A price adjustment carries no restocking fee: pass restocking_fee_percent 0.")
-    refund = positive_amount(amount)
-    if refund > value:
-        raise ToolError(
-            f"amount {format_money(refund)} exceeds the {format_money(value)} paid for item(s) {', '.join(item_ids)}."
-        )
-    return _Quote(values, value, ZERO, ZERO, refund)
-
-
-def _refund_quote(
-    order_id: str,
-    order: dict[str, Any],
-    items: list[dict[str, Any]],
-    item_ids: list[str],
-    reason_code: str,
-    restocking_fee_percent: int,
-    amount: float | None,
-) -> _Quote:
-    """A refund pays the items' value less the fee, plus shipping once for transit damage or a wrong item.
-
-    An explicit ``amount`` may be lower; under a shipping reason the order's shipping then counts as paid back
-    (it is refundable once), and the record does not split the amount into items and shipping.
-    """
-    values = _remaining_values(items)
-    value = sum_money(values)
-    fee = percent_of(value, restocking_fee_percent)
-    shipping = ZERO
-    if reason_code in _SHIPPING_REFUND_REASONS and not order.get("shipping_refunded"):
-        shipping = _order_shipping(order)
-    cap = value - fee + shipping
-    if amount is None:
-        refund = cap
-    else:
-        refund = positive_amount(amount)
-        if refund > cap:
-            raise ToolError(
-                f"amount {format_money(refund)} exceeds the {format_money(cap)} refundable "
-                f"for item(s) {', '.join(item_ids)} (price paid {format_money(value)}, "
-                f"restocking fee {format_money(fee)}"
-                + (f", shipping {format_money(shipping)}" if shipping else "")
-                + "). Nothing was changed."
-            )
-        # How much of a given amount is shipping is the agent's split (a discounted net price, RET-11.7, makes
-        # "amount minus line price" wrong): the record leaves it open; the order's shipping counts as paid back.
-    if refund <= 0:
-        raise ToolError(f"Nothing is left to refund for item(s) {', '.join(item_ids)} of order {order_id!r}.")
-    return _Quote(values, value, fee, shipping, refund)
-
-
-def _apply_price_adjustment(order: dict[str, Any], items: list[dict[str, Any]], quote: _Quote) -> None:
-    """Split the adjustment over the items pro rata; they stay with the customer, marked price_adjusted."""
-    for item, share in zip(items, allocate(quote.amount, quote.values), strict=True):
-        item["price_adjusted_amount"] = money_float(share)
-        item["return_status"] = "price_adjusted"
-    order["return_status"] = "price_adjusted"
-
-
-def _apply_refund(order: dict[str, Any], items: list[dict[str, Any]], quote: _Quote) -> None:
-    """Mark the items and the order refunded, and the order's shipping when it was paid back."""
-    for item in items:
-        item["return_status"] = "refunded"
-    order["return_status"] = "refunded"
-    if quote.shipping > 0:
-        order["shipping_refunded"] = True
-
-
-def _credit_customer_balance(db: DB, customer_id: str, amount: Decimal) -> Decimal | None:
-    """Raise the customer's store_credit_balance by ``amount``; the new balance (None if no such customer)."""
-    try:
-        customer = find_record(db, "customers", "customer_id", customer_id)
-    except ToolError:
-        return None
-    balance = money(customer.get("store_credit_balance", 0)) + amount
-    customer["store_credit_balance"] = money_float(balance)
-    return balance
-
-
-def issue_store_credit(
-    db: DB,
-    customer_id: str,
-    amount: float,
-    reason_code: StoreCreditReason,
-    order_id: str | None = None,
-) -> dict[str, Any]:
-    """Add store credit to a customer's account.
-
-    Raises the customer's store_credit_balance by amount and returns the credit
-    record (credit_id, customer_id, amount, reason_code, order_id,
-    balance_after, created_at). Use for no-receipt returns, gift returns to the
-    recipient, and goodwill credit approved by a manager. This tool does not
-    check policy limits or approvals.
-
-    Args:
-        customer_id: The customer to credit, e.g. "CUS-2001".
-        amount: Credit in USD, greater than 0, e.g. 49.99.
-        reason_code: "no_receipt", "gift_return" or "goodwill".
-        order_id: The related order, if there is one, e.g. "ORD-1001".
-    """
-    customer = _get_customer(db, customer_id)
-    credit = positive_amount(amount)
-    if order_id is not None:
-        _get_order(db, order_id)
-
-    balance = money(customer.get("store_credit_balance", 0)) + credit
-    customer["store_credit_balance"] = money_float(balance)
-    record = new_record(
-        db,
-        "credit_id",
-        "SCR",
-        customer_id=customer_id,
-        amount=money_float(credit),
-        reason_code=reason_code,
-        order_id=order_id,
-        balance_after=money_float(balance),
-    )
-    return append_record(db, "store_credits", record)
-
-
-def process_exchange(
-    db: DB,
-    order_id: str,
-    item_id: str,
-    replacement_sku: str,
-    reason_code: ExchangeReason,
-    replacement_variant: str | None = None,
-) -> dict[str, Any]:
-    """Exchange one item of an order for a replacement product (no money changes hands).
-
-    Sets the item's and the order's return_status to "exchanged" and returns the
-    exchange record (exchange_id, order_id, item_id, original_sku,
-    replacement_sku, replacement_name, replacement_variant, reason_code,
-    created_at). Use a like-for-like product for warranty_replacement and
-    defective exchanges, or the same product in another size or color for
-    size_or_color, naming the size or color in replacement_variant.
-
-    Args:
-        order_id: The order id, e.g. "ORD-1001".
-        item_id: The item of that order to exchange, e.g. "ORD-1001-1".
-        replacement_sku: Sku of the replacement product, e.g. "LHT-EL-2041".
-        reason_code: "size_or_color", "defective", "warranty_replacement" or "wrong_item".
-        replacement_variant: The size and/or color to send, e.g. "size L, Deep Teal" (null: as the original).
-    """
-    order = _get_order(db, order_id)
-    item = _get_item(order, item_id)
-    product = _get_product(db, replacement_sku)
-    status = item.get("return_status")
-    if status in ("refunded", "exchanged"):
-        raise ToolError(
-            f"Item {item_id!r} of order {order_id!r} was already {status}; it cannot be exchanged. Nothing was changed."
-        )
-
-    item["return_status"] = "exchanged"
-    order["return_status"] = "exchanged"
-    record = new_record(
-        db,
-        "exchange_id",
-        "EXC",
-        order_id=order_id,
-        item_id=item_id,
-        original_sku=item.get("sku"),
-        replacement_sku=replacement_sku,
-        replacement_name=product.get("name"),
-        replacement_variant=require_text(replacement_variant, "replacement_variant")
-        if replacement_variant is not None
-        else None,
-        reason_code=reason_code,
-    )
-    return append_record(db, "exchanges", record)
-
-
-def deny_return(db: DB, order_id: str, reason_code: DenialReason) -> dict[str, Any]:
-    """Record that a return, refund or adjustment request on an order is declined.
-
-    Sets the order's return_status to "denied" and returns the denial record
-    (denial_id, order_id, reason_code, created_at). Tell the customer the reason
-    in plain language.
-
-    Args:
-        order_id: The order id, e.g. "ORD-1001".
-        reason_code: Why the request is declined, e.g. "outside_window".
-    """
-    order = _get_order(db, order_id)
-    if order.get("return_status") == "denied":
-        for existing in find_records(db, "denials", order_id=order_id, reason_code=reason_code):
-            raise ToolError(
-                f"Order {order_id!r} is already denied with reason {reason_code!r} "
-                f"(denial {existing.get('denial_id')}); nothing was changed."
-            )
-
-    order["return_status"] = "denied"
-    record = new_record(
-        db, "denial_id", "DEN", order_id=order_id, customer_id=order.get("customer_id"), reason_code=reason_code
-    )
-    return append_record(db, "denials", record)
-
-
-def escalate_to_manager(
-    db: DB,
-    escalation_type: EscalationType,
-    summary: str,
-    order_id: str | None = None,
-    customer_id: str | None = None,
-) -> dict[str, Any]:
-    """Hand a case to a store manager for review.
-
-    Creates an escalation with status "pending_manager_review" and, when an
-    order is given, sets that order's return_status to "escalated". Returns the
-    escalation record (escalation_id, type, summary, order_id, customer_id,
-    status, created_at). Do not refund, credit or exchange while it is open.
-
-    Args:
-        escalation_type: Why a manager must decide, e.g. "high_value_refund".
-        summary: What was asked, the facts found and the clauses involved.
-        order_id: The order concerned, if any, e.g. "ORD-1001".
-        customer_id: The customer concerned, if any, e.g. "CUS-2001".
-    """
-    text = require_text(summary, "summary")
-    order = _get_order(db, order_id) if order_id is not None else None
-    if customer_id is not None:
-        _get_customer(db, customer_id)
-    elif order is not None and isinstance(order.get("customer_id"), str):
-        customer_id = order["customer_id"]
-
-    if order_id is not None or customer_id is not None:
-        pending = find_records(
-            db,
-            "escalations",
-            status="pending_manager_review",
-            type=escalation_type,
-            order_id=order_id,
-            customer_id=customer_id,
-        )
-        for existing in pending:
-            raise ToolError(
-                f"An identical escalation ({existing.get('escalation_id')}, type "
-                f"{escalation_type!r}) is already pending manager review; nothing was changed."
-            )
-
-    if order is not None:
-        order["return_status"] = "escalated"
-    record = new_record(
-        db,
-        "escalation_id",
-        "ESC",
-        type=escalation_type,
-        summary=text,
-        order_id=order_id,
-        customer_id=customer_id,
-        status="pending_manager_review",
-    )
-    return append_record(db, "escalations", record)
-
-
-def flag_account(db: DB, customer_id: str, flag_type: FlagType, note: str) -> dict[str, Any]:
-    """Put an internal integrity flag on a customer account.
-
-    Adds flag_type to the customer's account_flags (once; flagging again only
-    logs the note) and returns the log record (flag_id, customer_id, flag_type,
-    note, added, created_at). Flags are internal: never tell the customer.
-
-    Args:
-        customer_id: The customer to flag, e.g. "CUS-2001".
-        flag_type: "return_abuse", "suspected_fraud" or "identity_mismatch".
-        note: A short factual reason for the flag.
-    """
-    customer = _get_customer(db, customer_id)
-    text = require_text(note, "note")
-    flags = customer.get("account_flags")
-    if not isinstance(flags, list):
-        flags = []
-        customer["account_flags"] = flags
-    added = flag_type not in flags
-    if added:
-        flags.append(flag_type)
-    record = new_record(db, "flag_id", "FLG", customer_id=customer_id, flag_type=flag_type, note=text, added=added)
-    return append_record(db, "account_flag_log", record)
-
-
-def record_decision(
-    db: DB,
-    decision: Decision,
-    rationale: str,
-    order_id: str | None = None,
-    policy_sections_cited: list[str] | None = None,
-) -> dict[str, Any]:
-    """Record the final decision on the customer's request.
-
-    decision is ALLOW (granted in full as asked), ALLOW-CONDITIONAL (granted in
-    a modified form: fee deducted, store credit or exchange instead of refund,
-    partial), DENY (the policy blocks it) or ESCALATE (a manager must decide).
-    Returns the decision record. Record one decision per request; if you record
-    more than once, the last one counts.
-
-    Args:
-        decision: "ALLOW", "ALLOW-CONDITIONAL", "DENY" or "ESCALATE".
-        rationale: A short internal explanation of the decision and the facts behind it.
-        order_id: The order the decision is about, if any, e.g. "ORD-1001".
-        policy_sections_cited: Clause ids relied on, e.g. ["RET-7.3", "RET-6.1"].
-    """
-    text = require_text(rationale, "rationale")
-    if order_id is not None:
-        _get_order(db, order_id)
-    cited = [c.strip() for c in policy_sections_cited or [] if c.strip()] or None
-    return append_decision(
-        db,
-        decision,
-        rationale=text,
-        order_id=order_id,
-        policy_sections_cited=cited,
-    )
-
 
 TOOLS = [
     lookup_order,
@@ -811,90 +117,3 @@ TOOLS = [
     flag_account,
     record_decision,
 ]
-
-
-# =========================================================================== routine
-# The standard look-ups of a retail request and the generic action of each
-# decision, played by the baseline:routine-<decision> agents (DESIGN §4 rule 8:
-# no such routine may pass more than a third of the scenarios of its label).
-# The codes are the most common ones in the retail gold trajectories of each
-# label (tests/participants/test_routine_baselines.py keeps them so).
-
-ROUTINE_ESCALATION_TYPE: EscalationType = "account_integrity"
-"""The most common escalation type of the ESCALATE gold trajectories."""
-ROUTINE_DENIAL_REASON: DenialReason = "outside_window"
-"""The most common denial reason of the DENY gold trajectories."""
-ROUTINE_REFUND_REASON: RefundReason = "loyalty_extension"
-"""The most common refund reason of the ALLOW gold refunds."""
-
-ROUTINE_CONDITIONAL_REFUND_REASON: RefundReason = "within_window"
-"""The most common refund reason of the ALLOW-CONDITIONAL gold refunds."""
-ROUTINE_CONDITIONAL_FEE_PERCENT: RestockingFeePercent = 0
-"""The restocking fee of the routine ALLOW-CONDITIONAL refund: the most common fee of those gold refunds (RET-7.3)."""
-
-ORDER_ID_PATTERN = re.compile(r"\bORD-\d+\b")
-"""An order id as customers write it, e.g. ORD-30417."""
-SKU_PATTERN = re.compile(r"\bLHT-[A-Z]{2}-\d{4}\b")
-"""A product sku as printed on a tag, e.g. LHT-AP-3410."""
-EMAIL_PATTERN = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-"""An email address in the customer's message."""
-
-
-def _routine_lookups(request: RoutineRequest) -> list[RoutineCall]:
-    """The standard look-ups of a retail request, from the customer block and the first message.
-
-    Verify the customer with the email they gave, read the profile and the
-    return history, look up every order and sku the message names, and check
-    each order's return window.
-    """
-    customer_id = request.customer.get("customer_id")
-    orders = list(dict.fromkeys(ORDER_ID_PATTERN.findall(request.message)))
-    skus = list(dict.fromkeys(SKU_PATTERN.findall(request.message)))
-    email = EMAIL_PATTERN.search(request.message)
-    calls: list[RoutineCall] = []
-    if isinstance(customer_id, str):
-        if email is not None:
-            calls.append(RoutineCall("verify_customer", {"customer_id": customer_id, "email": email.group()}))
-        calls.append(RoutineCall("lookup_customer", {"customer_id": customer_id}))
-        calls.append(RoutineCall("get_return_history", {"customer_id": customer_id}))
-    calls += [RoutineCall("lookup_order", {"order_id": order_id}) for order_id in orders]
-    calls += [RoutineCall("lookup_product", {"sku": sku}) for sku in skus]
-    calls += [RoutineCall("check_return_window", {"order_id": order_id}) for order_id in orders]
-    return calls
-
-
-def _routine_action(decision: str, request: RoutineRequest, results: list[RoutineResult]) -> list[RoutineCall]:
-    """The generic action of ``decision`` on the first order found: escalate it, deny it, or refund its items."""
-    orders = [r.value for r in results if r.call.name == "lookup_order" and not r.error and isinstance(r.value, dict)]
-    order: dict[str, Any] | None = orders[0] if orders else None
-    customer_id = request.customer.get("customer_id")
-    if decision == "ESCALATE":
-        arguments: dict[str, Any] = {
-            "escalation_type": ROUTINE_ESCALATION_TYPE,
-            "summary": "The customer's request needs a manager's review.",
-        }
-        if order is not None:
-            arguments["order_id"] = order.get("order_id")
-        if isinstance(customer_id, str):
-            arguments["customer_id"] = customer_id
-        return [RoutineCall("escalate_to_manager", arguments)]
-    if order is None:
-        return []
-    if decision == "DENY":
-        return [RoutineCall("deny_return", {"order_id": order.get("order_id"), "reason_code": ROUTINE_DENIAL_REASON})]
-    if decision in ("ALLOW", "ALLOW-CONDITIONAL"):
-        items = [i.get("item_id") for i in _order_items(order) if i.get("return_status") is None]
-        fee = ROUTINE_CONDITIONAL_FEE_PERCENT if decision == "ALLOW-CONDITIONAL" else 0
-        reason = ROUTINE_CONDITIONAL_REFUND_REASON if decision == "ALLOW-CONDITIONAL" else ROUTINE_REFUND_REASON
-        arguments = {
-            "order_id": order.get("order_id"),
-            "item_ids": items,
-            "reason_code": reason,
-            "refund_method": "original_payment",
-            "restocking_fee_percent": fee,
-        }
-        return [RoutineCall("issue_refund", arguments)] if items else []
-    return []
-
-
-ROUTINE = Routine(lookups=_routine_lookups, action=_routine_action)

@@ -21,7 +21,9 @@ A pack is a folder with ``tools.py`` (Python tools) or ``tools.json`` (a
 *declarative* pack in upstream's format, served by the generic engine of
 :mod:`pytest_pibench.domain.engine`), plus ``policy.md`` and ``db.json``.
 
-A pack's ``tools.py`` defines ``TOOLS`` (the tool functions) and may define
+A pack's ``tools.py`` defines ``TOOLS`` (the tool functions); it may import sibling modules of its
+folder with relative imports (``from ._screening import screen_watchlist``), so a pack can be split
+by area (:func:`load_pack_module`). It may define
 ``ROUTINE``, a :class:`~pytest_pibench.toolkit.routine.Routine`: the standard
 look-ups and the generic action of each decision, which the
 ``baseline:routine-<decision>`` agents play (DESIGN §4 rule 8). A pack without
@@ -35,6 +37,7 @@ import importlib.util
 import json
 import os
 import sys
+import types
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
@@ -58,6 +61,7 @@ __all__ = [
     "is_pack",
     "load_domain",
     "load_domain_dir",
+    "load_pack_module",
     "set_domain_paths",
 ]
 
@@ -241,23 +245,41 @@ def _load(directory: Path, name: str) -> Domain:
         if "record_decision" not in {t.name for t in tools}:
             raise DomainError(f"{directory / TOOLS_FILE}: every domain needs a record_decision tool")
         return Domain(name, directory, policy, base_db, tools, None, declarative=True)
-    module = _load_module(directory / "tools.py")
+    module = load_pack_module(directory / "tools.py")
     return Domain(name, directory, policy, base_db, _load_tools(module), _load_routine(module))
 
 
-def _load_module(path: Path) -> ModuleType:
-    """Execute a pack's ``tools.py`` as a module of its own (registered under a name unique to its path)."""
+def load_pack_module(path: Path) -> ModuleType:
+    """Execute a pack's ``tools.py`` as a module of its own, inside a package made of its folder.
+
+    The folder becomes a package registered under a name unique to its path, so ``tools.py`` may import
+    its siblings (``from ._accounts import lookup_account``): a pack can be split into modules by area.
+    ``__init__.py`` in the folder, if any, is not run. Two packs (or two copies of one) never share a module.
+
+    Raises:
+        DomainError: when the file cannot be loaded or its import fails.
+    """
+    directory = path.parent
     digest = hashlib.sha256(str(path).encode()).hexdigest()[:10]
-    module_name = f"pytest_pibench_domain_{path.parent.name}_{digest}"
+    package_name = f"pytest_pibench_domain_{directory.name}_{digest}"
+    module_name = f"{package_name}.{path.stem}"
+    package = sys.modules.get(package_name)
+    if package is None:
+        package = types.ModuleType(package_name, f"domain pack {directory}")
+        package.__path__ = [str(directory)]
+        package.__package__ = package_name
+        sys.modules[package_name] = package
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
         raise DomainError(f"{path}: cannot be loaded as a Python module")
     module = importlib.util.module_from_spec(spec)
+    module.__package__ = package_name
     sys.modules[module_name] = module  # dataclasses and get_type_hints need it registered
     try:
         spec.loader.exec_module(module)
     except Exception as exc:
-        sys.modules.pop(module_name, None)
+        for loaded in [m for m in sys.modules if m == package_name or m.startswith(package_name + ".")]:
+            sys.modules.pop(loaded, None)  # a retry re-imports the siblings too
         raise DomainError(f"{path}: import failed: {type(exc).__name__}: {exc}") from exc
     return module
 

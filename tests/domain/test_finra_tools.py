@@ -8,18 +8,16 @@ our own. The clock is Friday 2026-03-06, 10:00 Eastern.
 from __future__ import annotations
 
 import copy
-import importlib.util
 import inspect
 import json
 import re
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
-from pytest_pibench.domain.packs import load_domain
+from pytest_pibench.domain.packs import load_domain, load_pack_module
 from pytest_pibench.domain.tools import tool_from_function
 from pytest_pibench.toolkit import ToolError
 from pytest_pibench.toolkit.routine import RoutineCall, RoutineRequest, RoutineResult
@@ -54,13 +52,8 @@ EXPECTED_TOOLS = [
 
 
 def _load_tools() -> ModuleType:
-    name = "finra_tools_under_test"
-    spec = importlib.util.spec_from_file_location(name, DOMAIN_DIR / "tools.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    """The pack's tools module as the engine loads it (a package of the pack's folder: siblings import)."""
+    return load_pack_module(DOMAIN_DIR / "tools.py")
 
 
 ft = _load_tools()
@@ -211,7 +204,9 @@ def test_the_pack_loads_with_its_tools_policy_and_routine() -> None:
 def test_tools_are_listed_once_typed_and_documented() -> None:
     names = [f.__name__ for f in ft.TOOLS]
     assert names == EXPECTED_TOOLS
-    public = {n for n, o in vars(ft).items() if inspect.isfunction(o) and o.__module__ == ft.__name__ and n[0] != "_"}
+    # every public function of the pack (tools.py and the sibling modules it imports) is a tool
+    pack = ft.__package__ + "."
+    public = {n for n, o in vars(ft).items() if inspect.isfunction(o) and o.__module__.startswith(pack) and n[0] != "_"}
     assert public == set(names)
     for function in ft.TOOLS:
         params = list(inspect.signature(function).parameters.values())

@@ -9,7 +9,6 @@ Tuesday 2026-03-10, 10:00 Mountain Time (business hours).
 from __future__ import annotations
 
 import copy
-import importlib.util
 import inspect
 import json
 import re
@@ -20,7 +19,7 @@ from typing import Any, get_args
 
 import pytest
 
-from pytest_pibench.domain.packs import load_domain
+from pytest_pibench.domain.packs import load_domain, load_pack_module
 from pytest_pibench.domain.tools import tool_from_function
 from pytest_pibench.env.environment import deep_merge
 from pytest_pibench.toolkit import ToolError
@@ -57,13 +56,8 @@ EXPECTED_TOOLS = [
 
 
 def _load_tools() -> ModuleType:
-    name = "helpdesk_tools_under_test"
-    spec = importlib.util.spec_from_file_location(name, DOMAIN_DIR / "tools.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    """The pack's tools module as the engine loads it (a package of the pack's folder: siblings import)."""
+    return load_pack_module(DOMAIN_DIR / "tools.py")
 
 
 ht = _load_tools()
@@ -203,7 +197,8 @@ def test_the_pack_is_found_by_name_and_alias_with_its_tools_policy_and_routine()
 def test_tools_are_listed_once_typed_and_documented() -> None:
     names = [f.__name__ for f in ht.TOOLS]
     assert names == EXPECTED_TOOLS
-    public = {n for n, o in vars(ht).items() if inspect.isfunction(o) and o.__module__ == ht.__name__ and n[0] != "_"}
+    pack = ht.__package__ + "."  # tools.py and the sibling modules it imports
+    public = {n for n, o in vars(ht).items() if inspect.isfunction(o) and o.__module__.startswith(pack) and n[0] != "_"}
     assert public == set(names)
     for function in ht.TOOLS:
         params = list(inspect.signature(function).parameters.values())
@@ -767,7 +762,7 @@ def test_routine_lookups_open_a_ticket_and_read_the_people() -> None:
     ],
 )
 def test_routine_categories(message: str, category: str) -> None:
-    assert ht._routine_category(message) == category
+    assert sys.modules[ht.__package__ + "._routine"]._routine_category(message) == category
 
 
 def _routine_results(db: dict[str, Any], request: RoutineRequest) -> list[RoutineResult]:

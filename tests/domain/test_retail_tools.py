@@ -7,17 +7,16 @@ with a database built from db.json plus a few orders and customers of our own.
 from __future__ import annotations
 
 import copy
-import importlib.util
 import inspect
 import json
 import math
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
+from pytest_pibench.domain.packs import load_pack_module
 from pytest_pibench.toolkit import ToolError
 
 DOMAIN_DIR = Path(__file__).resolve().parents[2] / "domains" / "retail"
@@ -57,13 +56,8 @@ COLLECTIONS = [
 
 
 def _load_tools() -> ModuleType:
-    name = "retail_tools_under_test"
-    spec = importlib.util.spec_from_file_location(name, TOOLS_PATH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    """The pack's tools module as the engine loads it (a package of the pack's folder: siblings import)."""
+    return load_pack_module(DOMAIN_DIR / "tools.py")
 
 
 rt = _load_tools()
@@ -209,7 +203,7 @@ def test_tools_lists_every_public_tool_once_in_catalog_order() -> None:
     public = {
         name
         for name, obj in vars(rt).items()
-        if inspect.isfunction(obj) and obj.__module__ == rt.__name__ and not name.startswith("_")
+        if inspect.isfunction(obj) and obj.__module__.startswith(rt.__package__ + ".") and not name.startswith("_")
     }
     assert public == set(names)
 
