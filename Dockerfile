@@ -11,6 +11,7 @@ COPY pyproject.toml README.md ./
 COPY pytest_pibench ./pytest_pibench
 COPY domains ./domains
 COPY scenarios ./scenarios
+COPY calibration ./calibration
 RUN pip install --no-cache-dir ".[a2a,llm]" \
     && useradd --create-home --uid 10001 green
 USER green

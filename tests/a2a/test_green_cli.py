@@ -48,6 +48,10 @@ def test_the_dockerfile_installs_the_server_and_starts_it():
         for path in source.split():
             assert (ROOT / path).exists(), f"the Dockerfile copies {path}, which is not in the repository"
     assert '".[a2a,llm]"' in text  # the server's extra, and the LLM user simulator's
+    # the wheel force-includes these folders: a build without one of them fails (calibration/ was missing)
+    copied = {path for source in re.findall(r"^COPY (.+) \S+$", text, flags=re.M) for path in source.split()}
+    forced = re.findall(r'^"([^"]+)" = "pytest_pibench/_bundled/', (ROOT / "pyproject.toml").read_text(), flags=re.M)
+    assert forced and set(forced) <= copied, f"the image does not copy {sorted(set(forced) - copied)}"
     entry = re.search(r'^ENTRYPOINT \["([^"]+)"', text, flags=re.M)
     assert entry and f'{entry.group(1)} = "pytest_pibench.a2a.green:main"' in (ROOT / "pyproject.toml").read_text()
     assert "/health" in text and "USER green" in text
