@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from pytest_pibench.paths import is_scenario_candidate, is_scenario_nodeid
+from pytest_pibench.plugin.host import is_subtest_report, is_xdist_worker, subtest_description, worker_input
 from pytest_pibench.plugin.keys import (
     AGENT_NAME_KEY,
     DONE_KEY,
@@ -142,7 +143,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
         configure_sequential(config, settings)
     collector = ResultCollector(config, settings)
-    if settings.baseline and not hasattr(config, "workerinput"):
+    if settings.baseline and not is_xdist_worker(config):
         try:
             collector.baseline = read_baseline(parse_baseline_spec(settings.baseline)[0])  # rows validated
             problem = baseline_problem(settings.baseline, collector.baseline, settings.agents)
@@ -158,7 +159,7 @@ def _load_resume(config: pytest.Config, settings: Settings) -> None:
     """The controller reads ``--pibench-resume``; xdist workers get the rows through ``workerinput``."""
     from pytest_pibench.results.resume import ResumeIndex, load_resume
 
-    workerinput = getattr(config, "workerinput", None)
+    workerinput = worker_input(config)
     if workerinput is not None:
         if "pibench_resume" in workerinput:
             config.stash[RESUME_KEY] = ResumeIndex.from_builtins(workerinput["pibench_resume"])
@@ -273,11 +274,11 @@ def _keep_shard(config: pytest.Config, items: list[pytest.Item], shard: tuple[in
 @pytest.hookimpl(tryfirst=True)
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, str] | None:
     """A scenario's checks are counted as ``checks passed`` / ``checks failed``, apart from scenario items."""
-    if report.when != "call" or type(report).__name__ != "SubtestReport" or not is_scenario_nodeid(report.nodeid):
+    if report.when != "call" or not is_subtest_report(report) or not is_scenario_nodeid(report.nodeid):
         return None
     if hasattr(report, "wasxfail"):
         return None
-    description = report._sub_test_description()
+    description = subtest_description(report)
     if report.failed:
         return "checks failed", "u", f"SUBFAILED{description}"
     if report.passed:

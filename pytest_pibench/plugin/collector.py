@@ -24,6 +24,7 @@ import pytest
 
 from pytest_pibench.paths import is_scenario_nodeid
 from pytest_pibench.plugin.extensions import add_extension_metrics, carry_extension_metrics
+from pytest_pibench.plugin.host import is_xdist_worker
 from pytest_pibench.plugin.options import ERROR_BUDGET_EXIT_CODE, GATE_EXIT_CODE, INCONCLUSIVE_EXIT_CODE, Settings
 from pytest_pibench.results.document import (
     RESULTS_FORMAT,
@@ -49,7 +50,7 @@ class ResultCollector:
     def __init__(self, config: pytest.Config, settings: Settings) -> None:
         self.config = config
         self.settings = settings
-        self.is_worker = hasattr(config, "workerinput")
+        self.is_worker = is_xdist_worker(config)
         self.rows: dict[str, ResultRow] = {}
         self.unscored: dict[str, tuple[str, str | None]] = {}
         self.settled: dict[str, dict[str, Any]] = {}

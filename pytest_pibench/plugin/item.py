@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import inspect
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -12,6 +10,7 @@ import pytest
 from pytest_pibench.episode.seeds import derive_seed
 from pytest_pibench.participants.specs import AgentSpec, resolve_agent, resolve_judge, resolve_user
 from pytest_pibench.plugin.extensions import add_row_fields, participant_schemes
+from pytest_pibench.plugin.host import subtests_without_capture
 from pytest_pibench.plugin.prefetch import Job
 from pytest_pibench.results.resume import fingerprint, run_key
 from pytest_pibench.results.types import CheckEntry, ResultRow, ResumeNote, RunKey
@@ -152,7 +151,7 @@ def run_scenario_item(
     try:
         if row["status"] == "error":
             pytest.fail(_error_text(row), pytrace=False)
-        with _no_capture_per_subtest(config):
+        with subtests_without_capture(config):
             for check in row["outcome_checks"]:
                 if check["passed"] is None:
                     continue  # a Tier-2 check nobody judged: counted in the summary, not a test outcome
@@ -162,28 +161,6 @@ def run_scenario_item(
             pytest.fail(_failed_checks_text(row), pytrace=False)
     finally:
         item.stash[DONE_KEY] = True
-
-
-@contextlib.contextmanager
-def _no_capture_per_subtest(config: pytest.Config) -> Iterator[None]:
-    """Report the check subtests without a capture of their own.
-
-    A subtest starts and stops an output capture (file descriptors and a
-    temporary file) unless capturing is off; a check's subtest only reports a
-    verdict already computed and prints nothing, so that capture is pure cost
-    (most of the plugin's per-item time with two dozen checks). The item's own
-    capture is untouched: the option is read by each subtest as it starts.
-    """
-    option: Any = config.option
-    previous = getattr(option, "capture", None)
-    if previous in (None, "no"):
-        yield
-        return
-    option.capture = "no"
-    try:
-        yield
-    finally:
-        option.capture = previous
 
 
 def _resumed(

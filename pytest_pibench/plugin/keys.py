@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from pytest_pibench.plugin.host import is_xdist_worker
 from pytest_pibench.plugin.options import Settings
 from pytest_pibench.results.types import ResultRow
 
@@ -57,5 +58,5 @@ def watch_stop_signals(config: pytest.Config) -> None:
     """
     from pytest_pibench.episode import interrupt
 
-    if interrupt.install(sigterm=not hasattr(config, "workerinput")):
+    if interrupt.install(sigterm=not is_xdist_worker(config)):
         config.add_cleanup(interrupt.uninstall)

@@ -14,6 +14,7 @@ import pytest
 
 from pytest_pibench import inputs
 from pytest_pibench.inputs import InputError, finite_float, finite_json, whole_number
+from pytest_pibench.plugin.host import worker_count
 from pytest_pibench.plugin.option_specs import OPTIONS, OptionSpec
 from pytest_pibench.vocab import (
     DEFAULT_MAX_ERROR_RATE,
@@ -322,7 +323,7 @@ def _rate_limits(config: pytest.Config, values: list[str]) -> dict[str, dict[str
     """This process's share of each ``--pibench-rate-limit`` (the run's limit divided by the xdist workers)."""
     from pytest_pibench.participants.llm.limits import parse_rate_limit, per_worker
 
-    workers = int(getattr(config, "workerinput", {}).get("workercount", 1) or 1)
+    workers = worker_count(config)
     out: dict[str, dict[str, int | None]] = {}
     for text in values:
         try:

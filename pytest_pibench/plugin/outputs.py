@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_pibench.plugin.host import is_xdist_worker
 from pytest_pibench.plugin.options import Settings
 
 __all__ = ["check_outputs"]
@@ -22,7 +23,7 @@ def check_outputs(config: pytest.Config, settings: Settings) -> None:
     path given): a project's plain test run does no file I/O at start-up. The
     xdist workers never write the results file, so only the controller locks it.
     """
-    if hasattr(config, "workerinput"):
+    if is_xdist_worker(config):
         return
     explicit = config.getoption("pibench_results") is not None or settings.leaderboard or settings.html
     if not (settings.agents or settings.scenario_dirs or explicit):

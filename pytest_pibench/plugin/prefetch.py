@@ -26,10 +26,10 @@ import queue
 import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, wait
-from typing import Any
 
 import pytest
 
+from pytest_pibench.plugin.host import is_xdist_worker, xdist_queue
 from pytest_pibench.results.types import ResultRow
 
 __all__ = ["EpisodePrefetcher", "Job"]
@@ -58,7 +58,7 @@ class EpisodePrefetcher:
         """Most finished-but-unreported episodes kept (rows wait in memory for their items)."""
         self._lock = threading.Lock()
         self._positions: dict[str, int] | None = None
-        self._stealable = hasattr(session.config, "workerinput")  # only xdist takes queued items back
+        self._stealable = is_xdist_worker(session.config)  # only xdist takes queued items back
         self.ran_ahead = 0
         """How many episodes were started ahead of their item (for tests and benchmarks)."""
 
@@ -110,7 +110,7 @@ class EpisodePrefetcher:
         """``current`` and the items after it that this process will run, in order (a window, not all)."""
         items = self.session.items
         window = 2 * self.buffered
-        queue = _xdist_queue(self.session.config)
+        queue = xdist_queue(self.session.config)
         if queue is not None:  # the worker's queue: what xdist handed this process and has not taken back
             return [current, *(items[i] for i in queue[:window] if 0 <= i < len(items))]
         if self._positions is None:
@@ -186,27 +186,3 @@ class _DaemonPool:
         for _ in range(threads):
             self._jobs.put(None)
 
-
-def _xdist_queue(config: pytest.Config) -> list[int] | None:
-    """The item indices queued for this xdist worker after the current item (None outside a worker).
-
-    pytest-xdist keeps them in its worker plugin (``nextitem_index`` and the
-    ``torun`` queue); an xdist without them gives an empty queue, so episodes
-    simply run in their items.
-    """
-    if not hasattr(config, "workerinput"):
-        return None
-    for plugin in config.pluginmanager.get_plugins():
-        torun = getattr(plugin, "torun", None)
-        if torun is None or not hasattr(plugin, "nextitem_index"):
-            continue
-        upcoming: list[int] = []
-        following = getattr(plugin, "nextitem_index", None)
-        if isinstance(following, int):
-            upcoming.append(following)
-        lock: Any = getattr(torun, "lock", None)
-        if callable(lock):
-            with lock() as queued:
-                upcoming += [i for i in queued if isinstance(i, int)]
-        return upcoming
-    return []
