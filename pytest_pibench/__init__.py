@@ -47,7 +47,7 @@ _EXPORTS: dict[str, str] = {
     "AgentSpecError": "participants.schemes",
     "resolve_agent": "participants.specs",
     "EpisodeResult": "episode.result",
-    "run_episode": "runner",
+    "run_episode": "run.episode",
     "STOP_SIGNALS": "episode.messages",
     "build_tool_call": "episode.messages",
     # evaluation, rows and metrics
@@ -65,8 +65,11 @@ _EXPORTS: dict[str, str] = {
     # validation and suites
     "ValidationReport": "validation.problems",
     "validate": "validation",
-    "run_suite": "runner",
-    "run_one": "runner",
+    "run_suite": "run.executor",
+    "run_one": "run.episode",
+    "RunConfig": "run.config",
+    "EpisodeLimits": "episode.limits",
+    "Executor": "run.executor",
     "bundled_scenarios_dir": "paths",
 }
 
@@ -85,6 +88,7 @@ if TYPE_CHECKING:
     from pytest_pibench.env.binding import bind_scenario as bind_scenario
     from pytest_pibench.env.environment import Environment as Environment
     from pytest_pibench.env.environment import deep_merge as deep_merge
+    from pytest_pibench.episode.limits import EpisodeLimits as EpisodeLimits
     from pytest_pibench.episode.messages import STOP_SIGNALS as STOP_SIGNALS
     from pytest_pibench.episode.messages import build_tool_call as build_tool_call
     from pytest_pibench.episode.protocols import AgentProtocol as AgentProtocol
@@ -107,9 +111,11 @@ if TYPE_CHECKING:
     from pytest_pibench.results.metrics import wilson_interval as wilson_interval
     from pytest_pibench.results.rows import error_row as error_row
     from pytest_pibench.results.rows import scenario_row as scenario_row
-    from pytest_pibench.runner import run_episode as run_episode
-    from pytest_pibench.runner import run_one as run_one
-    from pytest_pibench.runner import run_suite as run_suite
+    from pytest_pibench.run.config import RunConfig as RunConfig
+    from pytest_pibench.run.episode import run_episode as run_episode
+    from pytest_pibench.run.episode import run_one as run_one
+    from pytest_pibench.run.executor import Executor as Executor
+    from pytest_pibench.run.executor import run_suite as run_suite
     from pytest_pibench.scenario.loading import ScenarioError as ScenarioError
     from pytest_pibench.scenario.loading import discover_scenarios as discover_scenarios
     from pytest_pibench.scenario.loading import json_schema as json_schema

@@ -111,12 +111,14 @@ class GreenExecutor(AgentExecutor):
         max_assessments: int = 4,
         allowed_urls: Sequence[str] = (),
         user_models: Sequence[str] = (),
+        judge_models: Sequence[str] = (),
     ) -> None:
         self.max_concurrency = max_concurrency
         self.results_dir = results_dir
         self.max_assessments = max_assessments
         self.allowed_urls = tuple(allowed_urls)
         self.user_models = tuple(user_models)
+        self.judge_models = tuple(judge_models)
         self._running = 0
         self._workers = ThreadPoolExecutor(max_assessments, thread_name_prefix="pibench-assessment")
 
@@ -129,8 +131,9 @@ class GreenExecutor(AgentExecutor):
     def _parse(self, message: a2a_pb2.Message | None) -> Assessment:
         try:
             return parse_request(
-                request_payload(message), max_concurrency=self.max_concurrency, user_models=self.user_models
-            )
+                request_payload(message), max_concurrency=self.max_concurrency, user_models=self.user_models,
+                judge_models=self.judge_models,
+            )  # fmt: skip
         except AssessmentRequestError as exc:
             raise InvalidParamsError(message=str(exc)) from None
         except (ValueError, TypeError, OverflowError, RecursionError) as exc:  # a shape nobody foresaw

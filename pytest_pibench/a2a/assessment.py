@@ -2,10 +2,15 @@
 
 What a caller may ask is deliberately narrow: which bundled scenarios (domains
 or scenario ids, one shard of them), how many trials, the seed, concurrency up
-to the server's cap, and the user simulator. The server reads no path and calls
-no URL the caller names, except the purple agent (and the optional remote A2A
-user) of the request. Every bad request gets an :class:`AssessmentRequestError`
-that says what to fix.
+to the server's cap, the episode limits local runs have (each within a bound),
+and the user simulator and judge among the models the operator offers. The
+server reads no path and calls no URL the caller names, except the purple agent
+(and the optional remote A2A user) of the request. Every bad request gets an
+:class:`AssessmentRequestError` that says what to fix.
+
+The request becomes a :class:`~pytest_pibench.run.config.RunConfig` and runs
+through the same :class:`~pytest_pibench.run.executor.Executor` as the plugin,
+so a purple agent assessed here gets the rows ``--pibench-agent=a2a:<url>`` gives it.
 
 Accepted shapes (AgentBeats sends the first, as JSON in a text part; others use a data part)::
 
@@ -18,40 +23,42 @@ from __future__ import annotations
 
 import math
 import threading
-import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from pytest_pibench.domain.packs import canonical_domain_name
+from pytest_pibench.episode.limits import OBSERVER_MODES, EpisodeLimits
 from pytest_pibench.inputs import InputError, http_url
-from pytest_pibench.participants.specs import resolve_agent, resolve_user
 from pytest_pibench.paths import bundled_scenarios_dir
-from pytest_pibench.results.document import Journal, results_document
+from pytest_pibench.results.document import Journal
 from pytest_pibench.results.types import ResultRow, ResultsDocument
-from pytest_pibench.runner import run_one
+from pytest_pibench.run.config import RunConfig
+from pytest_pibench.run.executor import Executor
 from pytest_pibench.scenario.loading import discover_scenarios, load_scenario
-from pytest_pibench.vocab import DEFAULT_MAX_STEPS, DEFAULT_SEED
+from pytest_pibench.vocab import DEFAULT_SEED
 
 __all__ = ["MAX_TRIALS", "Assessment", "AssessmentRequestError", "parse_request", "run_assessment", "url_allowed"]
 
 MAX_TRIALS = 10
 """Most trials per scenario one request may ask for."""
 MAX_STEPS = 200
+MAX_TOOL_CALLS = 1000
 MAX_SHARDS = 1000
-EPISODE_TIMEOUT = 1800.0
-"""Seconds one episode may take in all (a purple agent that stalls cannot hold a slot for long)."""
-_IGNORED_WHEN_DEFAULT = {"observer_mode": "audit_only", "retry_failed": 0}
+MAX_EPISODE_TIMEOUT = 1800.0
+"""Most seconds one episode may be given (a purple agent that stalls cannot hold a slot for long)."""
+MAX_JUDGE_VOTES = 5
+_IGNORED_WHEN_DEFAULT = {"retry_failed": 0}
 """Upstream config keys accepted only at the value this server always uses."""
 _REFUSED = ("scenarios_dir", "workspace_root")
 """Upstream config keys naming server paths: never honoured (only the bundled scenarios run)."""
 _KNOWN = {
     "domain", "domains", "scenario_scope", "scenario_domain", "scenario_ids", "num_trials", "trials", "seed",
     "concurrency", "max_steps", "user", "user_model", "user_url", "shard_index", "num_shards", "timeout",
-    *_IGNORED_WHEN_DEFAULT, *_REFUSED,
+    "max_tool_calls", "max_tool_calls_per_message", "observer_mode", "episode_timeout", "judge_model",
+    "judge_votes", *_IGNORED_WHEN_DEFAULT, *_REFUSED,
 }  # fmt: skip
 
 
@@ -69,12 +76,33 @@ class Assessment:
     total_before_shard: int
     seed: int
     concurrency: int
-    max_steps: int
     user: str
     timeout: float
+    """Seconds the purple agent has for one reply (the A2A client's timeout)."""
     label: str
     shard: tuple[int, int] | None = None
     settings: dict[str, Any] = field(default_factory=dict)
+    limits: EpisodeLimits = field(default_factory=EpisodeLimits)
+    judge: str | None = None
+    judge_votes: int = 1
+    trials: int = 1
+
+    @property
+    def agent(self) -> str:
+        """The purple agent's spec: the one ``--pibench-agent=a2a:<url>`` names."""
+        return f"a2a:{self.purple_url}"
+
+    @property
+    def max_steps(self) -> int:
+        return self.limits.max_steps
+
+    def run_config(self) -> RunConfig:
+        """The run this request asks for, as the plugin would build it from the same options."""
+        return RunConfig(
+            agents=(self.agent,), user=self.user, judge=self.judge, judge_votes=self.judge_votes,
+            agent_args={"timeout": self.timeout}, seed=self.seed, limits=self.limits, concurrency=self.concurrency,
+            trials=self.trials,
+        )  # fmt: skip
 
 
 def _http_url(value: Any, what: str) -> str:
@@ -149,13 +177,43 @@ def _user(config: Mapping[str, Any], allowed_models: Sequence[str]) -> str:
     model = config.get("user_model") or config.get("user")
     if model in (None, "", "scripted"):
         return "scripted"
+    return _offered_model(model, "user_model", allowed_models, "none (the scripted user only)")
+
+
+def _judge(config: Mapping[str, Any], allowed_models: Sequence[str]) -> str | None:
+    model = config.get("judge_model")
+    if model in (None, ""):
+        return None
+    return _offered_model(model, "judge_model", allowed_models, "none (Tier-2 checks are left unjudged)")
+
+
+def _offered_model(model: Any, key: str, allowed_models: Sequence[str], none_offered: str) -> str:
+    """``litellm:<model>`` for a model id the operator offers; the server's own keys pay for it."""
     text = str(model).removeprefix("litellm:")
     if "://" in text or not text.replace("/", "").replace("-", "").replace(".", "").replace("_", "").isalnum():
-        raise AssessmentRequestError(f"config.user_model must be a model id such as openai/gpt-4o-mini, got {model!r}")
-    if text not in allowed_models:  # the server's own keys pay for it: only models its operator allowed
-        allowed = f"one of {sorted(allowed_models)}" if allowed_models else "none (the scripted user only)"
-        raise AssessmentRequestError(f"config.user_model {text!r} is not offered here; this server allows {allowed}")
+        raise AssessmentRequestError(f"config.{key} must be a model id such as openai/gpt-4o-mini, got {model!r}")
+    if text not in allowed_models:
+        allowed = f"one of {sorted(allowed_models)}" if allowed_models else none_offered
+        raise AssessmentRequestError(f"config.{key} {text!r} is not offered here; this server allows {allowed}")
     return f"litellm:{text}"
+
+
+def _limits(config: Mapping[str, Any]) -> EpisodeLimits:
+    """The episode limits a request asks for, each within this server's bound; the rest at their defaults."""
+    base = EpisodeLimits()
+    mode = config.get("observer_mode") or base.observer_mode
+    if mode not in OBSERVER_MODES:
+        raise AssessmentRequestError(f"config.observer_mode must be one of {list(OBSERVER_MODES)}, got {mode!r}")
+    default_timeout = int(base.timeout or MAX_EPISODE_TIMEOUT)
+    return base.with_(
+        max_steps=_int(config, "max_steps", base.max_steps, 1, MAX_STEPS),
+        max_tool_calls=_int(config, "max_tool_calls", base.max_tool_calls, 1, MAX_TOOL_CALLS),
+        max_tool_calls_per_message=_int(
+            config, "max_tool_calls_per_message", base.max_tool_calls_per_message, 1, MAX_TOOL_CALLS
+        ),
+        observer_mode=mode,
+        timeout=float(_int(config, "episode_timeout", default_timeout, 1, int(MAX_EPISODE_TIMEOUT))),
+    )
 
 
 def _scenario_files(config: Mapping[str, Any]) -> list[Path]:
@@ -190,8 +248,10 @@ def _scenario_files(config: Mapping[str, Any]) -> list[Path]:
     return sorted(chosen)
 
 
-def parse_request(payload: Any, *, max_concurrency: int = 8, user_models: Sequence[str] = ()) -> Assessment:
-    """Check and bound one assessment request.
+def parse_request(
+    payload: Any, *, max_concurrency: int = 8, user_models: Sequence[str] = (), judge_models: Sequence[str] = ()
+) -> Assessment:
+    """Check and bound one assessment request (``user_models``, ``judge_models``: the LLMs the operator offers).
 
     Raises:
         AssessmentRequestError: naming what is wrong (a missing agent, an unknown key or domain, a bound).
@@ -230,13 +290,16 @@ def parse_request(payload: Any, *, max_concurrency: int = 8, user_models: Sequen
         total_before_shard=total,
         seed=_int(config, "seed", DEFAULT_SEED, 0, 2**63 - 1),
         concurrency=_int(config, "concurrency", max_concurrency, 1, max_concurrency),
-        max_steps=_int(config, "max_steps", DEFAULT_MAX_STEPS, 1, MAX_STEPS),
         user=_user(config, user_models),
         timeout=float(_int(config, "timeout", 120, 1, 3600)),
         label=str(config.get("domain") or "policy_compliance"),
         shard=shard,
         # what the run was asked (the shard is recorded apart, so the shards of one run merge)
         settings={k: v for k, v in config.items() if k not in (*_REFUSED, "shard_index", "num_shards")},
+        limits=_limits(config),
+        judge=_judge(config, judge_models),
+        judge_votes=_int(config, "judge_votes", 1, 1, MAX_JUDGE_VOTES),
+        trials=trials,
     )
 
 
@@ -249,47 +312,18 @@ def run_assessment(
 ) -> ResultsDocument:
     """Run every item of ``assessment`` against its purple agent; a results document of the rows.
 
-    ``on_row(row, done, total)`` is called as each episode finishes (from worker
-    threads, one at a time); ``journal`` gets each row as it finishes. Once
-    ``stop`` is set no further episode starts (those running finish), and the
-    document says the run is partial.
+    The items run through the plugin's :class:`Executor`, under the request's
+    :meth:`Assessment.run_config`. ``on_row(row, done, total)`` is called as each
+    episode finishes (one at a time); ``journal`` gets each row as it finishes.
+    Once ``stop`` is set no further episode starts (those running finish), and
+    the document says the run is partial.
     """
-    stop = stop or threading.Event()
-
-    def one(path: Path, trial: int) -> ResultRow | None:
-        if stop.is_set():
-            return None
-        return run_one(path, agent, trial=trial, base_seed=assessment.seed, user_factory=user.build,
-                       max_steps=assessment.max_steps, timeout=EPISODE_TIMEOUT)  # fmt: skip
-
-    started = time.monotonic()
-    agent = resolve_agent(f"a2a:{assessment.purple_url}", params={"timeout": assessment.timeout})
-    user = resolve_user(assessment.user)
-    rows: list[ResultRow] = []
-    lock = threading.Lock()
-    with ThreadPoolExecutor(assessment.concurrency, thread_name_prefix="pibench-green") as pool:
-        futures = [pool.submit(one, path, trial) for path, trial in assessment.items]
-        for future in as_completed(futures):
-            row = future.result()
-            if row is None:
-                continue
-            with lock:
-                rows.append(row)
-                if journal is not None:
-                    journal.append(row)
-                if on_row is not None:
-                    on_row(row, len(rows), len(futures))
-    settings = {
-        "agents": [agent.name],
-        "agent_ids": {agent.name: assessment.agent_id},  # the leaderboard id (pi report publishes under it)
-        "user": assessment.user,
-        "seed": assessment.seed,
-        "max_steps": assessment.max_steps,
-        "request": assessment.settings,
-    }
+    executor = Executor(assessment.run_config())
+    agent = executor.agent(assessment.agent)
+    scenarios = {path: load_scenario(path) for path in dict.fromkeys(path for path, _ in assessment.items)}
+    items = [executor.item(scenarios[path], agent.name, trial) for path, trial in assessment.items]
+    outcome = executor.run(items, on_row=on_row, journal=journal, stop=stop)
     shard = (assessment.shard[0] + 1, assessment.shard[1]) if assessment.shard else None
-    ended_by = "cancelled by the caller" if len(rows) < len(assessment.items) else None
-    return results_document(
-        rows, settings, time.monotonic() - started, complete=ended_by is None, ended_by=ended_by,
-        planned_items=len(assessment.items), shard=shard,
-    )  # fmt: skip
+    return executor.document(
+        outcome, shard=shard, agent_ids={agent.name: assessment.agent_id}, request=assessment.settings
+    )

@@ -109,6 +109,7 @@ def green_app(
     max_assessments: int = 4,
     allowed_urls: Sequence[str] = (),
     user_models: Sequence[str] = (),
+    judge_models: Sequence[str] = (),
 ) -> ASGIApp:
     """The green server: card at the well-known path, JSON-RPC at ``/``, ``/health``."""
     card = green_card(url)
@@ -118,6 +119,7 @@ def green_app(
         max_assessments=max_assessments,
         allowed_urls=allowed_urls,
         user_models=user_models,
+        judge_models=judge_models,
     )
     handler = DefaultRequestHandler(agent_executor=executor, task_store=BoundedTaskStore(), agent_card=card)
 
@@ -155,6 +157,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--allow-user-model", action="append", default=[], metavar="MODEL",
         help="a litellm model callers may ask for as user simulator, on this server's keys (default: none)",
     )  # fmt: skip
+    parser.add_argument(
+        "--allow-judge-model", action="append", default=[], metavar="MODEL",
+        help="a litellm model callers may ask for as Tier-2 judge, on this server's keys (default: none)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     if not 1 <= args.max_concurrency <= MAX_CONCURRENCY:
         parser.error(f"--max-concurrency must be between 1 and {MAX_CONCURRENCY}")
@@ -163,7 +169,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     serve_forever(
         lambda url: green_app(url, max_concurrency=args.max_concurrency, results_dir=args.results_dir,
                               max_assessments=args.max_assessments, allowed_urls=args.allow_url,
-                              user_models=args.allow_user_model),
+                              user_models=args.allow_user_model, judge_models=args.allow_judge_model),
         host=args.host, port=args.port, url=args.card_url,
     )  # fmt: skip
 

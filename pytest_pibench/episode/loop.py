@@ -34,23 +34,18 @@ from pytest_pibench.env.binding import Binding
 from pytest_pibench.episode import interrupt
 from pytest_pibench.episode.budget import Spend, reported_spend
 from pytest_pibench.episode.caller import CallTimeout, ParticipantCaller, ParticipantRaised, is_builtin
+from pytest_pibench.episode.limits import EpisodeLimits
 from pytest_pibench.episode.messages import is_stop_signal, message_problem
 from pytest_pibench.episode.plain import final_state, jsonable
 from pytest_pibench.episode.reply import Reply, read_reply
 from pytest_pibench.episode.result import ERROR_TERMINATIONS, EpisodeResult
-from pytest_pibench.inputs import finite_float
 from pytest_pibench.statediff import state_changes
-from pytest_pibench.vocab import (
-    DEFAULT_MAX_ERRORS,
-    DEFAULT_MAX_STEPS,
-    DEFAULT_MAX_TOOL_CALLS,
-    DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE,
-)
 
 __all__ = ["ERROR_TERMINATIONS", "GREETING", "EpisodeResult", "play_episode"]
 
 GREETING = "Hello! What can I do for you today?"
 """The assistant's fixed opening line (part of the transcript, like upstream's greeting)."""
+
 
 class _Failure(Exception):
     def __init__(self, message: str, tb: str = "") -> None:
@@ -64,74 +59,36 @@ def play_episode(
     user: Any,
     *,
     seed: int | None = None,
-    max_steps: int = DEFAULT_MAX_STEPS,
-    max_errors: int = DEFAULT_MAX_ERRORS,
-    timeout: float | None = None,
-    max_tool_calls_per_message: int = DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE,
-    max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
-    observer_mode: str = "audit_only",
-    cost_limit: float | None = None,
+    limits: EpisodeLimits | None = None,
     caller: ParticipantCaller | None = None,
 ) -> EpisodeResult:
     """Play one episode of a bound scenario between participant objects (see :func:`run_episode`).
 
     Participant failures never raise: they end the episode with a reason.
+    ``limits`` bound it (default: :class:`EpisodeLimits`' defaults).
     ``caller`` is the one that built the agent (its calls then stay on that thread).
-
-    Raises:
-        InputError: a ``timeout`` or ``cost_limit`` that is not a positive, finite number.
     """
-    if timeout is not None:
-        timeout = finite_float(timeout, 0, low_open=True, expected="timeout must be a positive, finite number")
-    if cost_limit is not None:
-        cost_limit = finite_float(cost_limit, 0, low_open=True, expected="cost_limit must be a positive, finite amount")
-    return _Episode(
-        binding,
-        agent,
-        user,
-        seed,
-        max_steps,
-        max_errors,
-        timeout,
-        max_tool_calls_per_message=max_tool_calls_per_message,
-        max_tool_calls=max_tool_calls,
-        observer_mode=observer_mode,
-        cost_limit=cost_limit,
-    ).run(caller)
+    return _Episode(binding, agent, user, seed, limits or EpisodeLimits()).run(caller)
 
 
 class _Episode:
-    def __init__(
-        self,
-        binding: Binding,
-        agent: Any,
-        user: Any,
-        seed: int | None,
-        max_steps: int,
-        max_errors: int,
-        timeout: float | None,
-        *,
-        max_tool_calls_per_message: int = DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE,
-        max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
-        observer_mode: str = "audit_only",
-        cost_limit: float | None = None,
-    ) -> None:
+    def __init__(self, binding: Binding, agent: Any, user: Any, seed: int | None, limits: EpisodeLimits) -> None:
         self.binding = binding
-        self.cost_limit = cost_limit
+        self.cost_limit = limits.cost_limit
         self.spend_at_start = Spend()
         self.agent = agent
         self.user = user
         self.seed = seed
-        self.max_steps = max_steps
-        self.max_errors = max_errors
-        self.timeout = timeout
-        self.env = binding.new_environment(observer_mode)
+        self.max_steps = limits.max_steps
+        self.max_errors = limits.max_errors
+        self.timeout = limits.timeout
+        self.env = binding.new_environment(limits.observer_mode)
         self.messages: list[dict[str, Any]] = []
         self.error: dict[str, str] | None = None
         self.warnings: list[str] = []
         self.steps = 0
-        self.max_tool_calls_per_message = max_tool_calls_per_message
-        self.max_tool_calls = max_tool_calls
+        self.max_tool_calls_per_message = limits.max_tool_calls_per_message
+        self.max_tool_calls = limits.max_tool_calls
         self.limit_hit: dict[str, Any] | None = None
         self.last_role = "agent"
         self.call = ParticipantCaller(None)
@@ -221,8 +178,11 @@ class _Episode:
                 "init_state",
                 self.agent,
                 # Its own copy of the tools: what one agent changes, the next in the process must not see.
-                (self.binding.benchmark_context(self.max_steps), self._given("agent", self.binding.tool_schemas),
-                 [dict(greeting)]),
+                (
+                    self.binding.benchmark_context(self.max_steps),
+                    self._given("agent", self.binding.tool_schemas),
+                    [dict(greeting)],
+                ),
             )
         )
         steps.append(("user", "init_state", self.user, (scenario.user_simulation.model_dump(),)))
@@ -285,9 +245,7 @@ class _Episode:
                     return "too_many_errors"
             if deadline is not None and time.monotonic() >= deadline:
                 # The participant whose turn used up the time is the cause (tool calls are the agent's).
-                return self._fail(
-                    self.last_role, "timeout", f"the episode exceeded its {self.timeout:g}s timeout"
-                )
+                return self._fail(self.last_role, "timeout", f"the episode exceeded its {self.timeout:g}s timeout")
 
     def _participant_turn(
         self, role: str, incoming: dict[str, Any], states: dict[str, Any]

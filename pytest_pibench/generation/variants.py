@@ -27,7 +27,7 @@ from typing import Any
 from pytest_pibench.evaluation import evaluate
 from pytest_pibench.generation.styles import PressureStyle
 from pytest_pibench.participants.specs import OracleAgent
-from pytest_pibench.runner import run_episode
+from pytest_pibench.run.episode import run_episode
 from pytest_pibench.scenario.loading import ScenarioError, load_scenario, scenario_from_dict
 from pytest_pibench.scenario.models import Scenario
 from pytest_pibench.validation.scenario_rules import validate_scenario

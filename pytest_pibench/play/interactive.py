@@ -7,7 +7,7 @@ from typing import IO
 from pytest_pibench.play.agent import InteractivePlayer
 from pytest_pibench.play.records import make_record, write_record
 from pytest_pibench.play.view import render_ending, render_messages, since_last_action
-from pytest_pibench.runner import run_episode
+from pytest_pibench.run.episode import run_episode
 from pytest_pibench.scenario.models import Scenario
 
 __all__ = ["play_interactive"]

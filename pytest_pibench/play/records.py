@@ -22,7 +22,7 @@ from pytest_pibench.evaluation import ScenarioResult, evaluate
 from pytest_pibench.participants.replay import PLAY_FORMAT, PLAY_FORMAT_VERSION, RecordError, ReplayAgent
 from pytest_pibench.paths import bundled_scenarios_dir
 from pytest_pibench.results.files import atomic_write
-from pytest_pibench.runner import run_episode
+from pytest_pibench.run.episode import run_episode
 from pytest_pibench.scenario.loading import load_scenario
 from pytest_pibench.scenario.models import Scenario
 from pytest_pibench.vocab import DEFAULT_MAX_STEPS

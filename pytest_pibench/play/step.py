@@ -18,7 +18,7 @@ from pytest_pibench.play.agent import StepPlayer
 from pytest_pibench.play.records import make_record, record_scenario_path, scenario_reference, write_record
 from pytest_pibench.play.syntax import Action, CommandError, parse_line
 from pytest_pibench.play.view import render_ending, render_messages, since_last_action
-from pytest_pibench.runner import run_episode
+from pytest_pibench.run.episode import run_episode
 from pytest_pibench.scenario.loading import load_scenario
 from pytest_pibench.scenario.models import Scenario
 

@@ -96,38 +96,38 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     settings = read_settings(config)
     config.stash[SETTINGS_KEY] = settings
-    if settings.domain_paths:
+    if settings.run.domain_paths:
         from pytest_pibench.domain.packs import set_domain_paths
 
-        set_domain_paths(settings.domain_paths)
+        set_domain_paths(settings.run.domain_paths)
     config.addinivalue_line("markers", "pibench: a pi-bench scenario item")
     for label, mark in LABEL_MARKS.items():
         config.addinivalue_line("markers", f"{mark}: pi-bench scenarios labelled {label}")
     check_outputs(config, settings)  # writable, and no other run writes the results path
-    if settings.agents:
+    if settings.run.agents:
         from pytest_pibench.participants.specs import AgentSpecError, resolve_agent
         from pytest_pibench.plugin.extensions import participant_schemes
 
-        for spec in settings.agents:
+        for spec in settings.run.agents:
             try:
-                resolve_agent(spec, settings.params("agent"), schemes=participant_schemes(config))
+                resolve_agent(spec, settings.run.params("agent"), schemes=participant_schemes(config))
             except AgentSpecError as exc:
                 raise pytest.UsageError(f"--pibench-agent: {exc}") from None
         _default_to_scenario_dirs(config, settings)
-    if settings.user != "scripted" and (settings.agents or settings.scenario_dirs):
+    if settings.run.user != "scripted" and (settings.run.agents or settings.scenario_dirs):
         from pytest_pibench.participants.specs import AgentSpecError, resolve_user
         from pytest_pibench.plugin.extensions import participant_schemes
 
         try:
-            resolve_user(settings.user, settings.params("user"), schemes=participant_schemes(config))
+            resolve_user(settings.run.user, settings.run.params("user"), schemes=participant_schemes(config))
         except AgentSpecError as exc:
             raise pytest.UsageError(f"--pibench-user: {exc}") from None
-    if settings.judge:
+    if settings.run.judge:
         from pytest_pibench.participants.specs import AgentSpecError, resolve_judge
         from pytest_pibench.plugin.extensions import participant_schemes
 
         try:
-            resolve_judge(settings.judge, settings.params("judge"), schemes=participant_schemes(config))
+            resolve_judge(settings.run.judge, settings.run.params("judge"), schemes=participant_schemes(config))
         except AgentSpecError as exc:
             raise pytest.UsageError(f"--pibench-judge: {exc}") from None
     from pytest_pibench.plugin.collector import ResultCollector  # light: no engine import at module level
@@ -138,7 +138,7 @@ def pytest_configure(config: pytest.Config) -> None:
         problem = unknown_metric(gate.metric)
         if problem:
             raise pytest.UsageError(f"--pibench-fail-under: {problem}")
-    if settings.trial_mode == "sequential":
+    if settings.run.trial_mode == "sequential":
         from pytest_pibench.plugin.sequential import configure_sequential
 
         configure_sequential(config, settings)
@@ -146,7 +146,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if settings.baseline and not is_xdist_worker(config):
         try:
             collector.baseline = read_baseline(parse_baseline_spec(settings.baseline)[0])  # rows validated
-            problem = baseline_problem(settings.baseline, collector.baseline, settings.agents)
+            problem = baseline_problem(settings.baseline, collector.baseline, settings.run.agents)
         except ValueError as exc:
             problem = str(exc)
         if problem:
@@ -221,7 +221,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 def _has_agent(item: pytest.Item) -> bool:
     """Whether a scenario item has an agent: ``--pibench-agent`` or a ``pibench_agent`` fixture of the project."""
-    if item.config.stash[SETTINGS_KEY].agents:
+    if item.config.stash[SETTINGS_KEY].run.agents:
         return True
     definitions = item.session._fixturemanager.getfixturedefs("pibench_agent", item) or ()
     return any(getattr(d.func, "__module__", __name__) != __name__ for d in definitions)
@@ -290,10 +290,10 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Parametrize scenario items over ``--pibench-agent`` specs (indirectly, through the fixture)."""
     settings = metafunc.config.stash[SETTINGS_KEY]
-    if not getattr(metafunc.function, "_pibench_scenario", False) or not settings.agents:
+    if not getattr(metafunc.function, "_pibench_scenario", False) or not settings.run.agents:
         return
     if "pibench_agent" in metafunc.fixturenames:
-        metafunc.parametrize("pibench_agent", list(settings.agents), ids=list(settings.agents), indirect=True)
+        metafunc.parametrize("pibench_agent", list(settings.run.agents), ids=list(settings.run.agents), indirect=True)
 
 
 @pytest.fixture
@@ -323,7 +323,7 @@ def pibench_trial(request: pytest.FixtureRequest) -> int:
 def pytest_runtestloop(session: pytest.Session) -> Any:
     """With ``--pibench-concurrency`` above 1, episodes of upcoming items run ahead on threads (prefetch)."""
     settings = session.config.stash[SETTINGS_KEY]
-    scenario_items = settings.concurrency > 1 and any(
+    scenario_items = settings.run.concurrency > 1 and any(
         getattr(getattr(item, "obj", None), "pibench_scenario", None) is not None for item in session.items
     )
     if not scenario_items:
@@ -332,7 +332,7 @@ def pytest_runtestloop(session: pytest.Session) -> Any:
     from pytest_pibench.plugin.keys import PREFETCH_KEY
     from pytest_pibench.plugin.prefetch import EpisodePrefetcher
 
-    prefetcher = EpisodePrefetcher(session, settings.concurrency, episode_job)
+    prefetcher = EpisodePrefetcher(session, settings.run.concurrency, episode_job)
     session.config.stash[PREFETCH_KEY] = prefetcher
     try:
         return (yield)

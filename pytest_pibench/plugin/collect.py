@@ -65,7 +65,7 @@ class ScenarioModule(pytest.Module):
             setattr(module, name, _broken_file_test(problem, name))
             return module
         function = _scenario_test(scenario)
-        trials = list(range(settings.trials))
+        trials = list(range(settings.run.trials))
         function = pytest.mark.parametrize("pibench_trial", trials, ids=[f"t{t}" for t in trials])(function)
         setattr(module, name, function)
         return module

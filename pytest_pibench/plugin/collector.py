@@ -112,7 +112,7 @@ class ResultCollector:
             complete=False,
             planned_items=items,
             ended_by="running (rows are in the journal)",
-            max_error_rate=self.settings.max_error_rate,
+            max_error_rate=self.settings.run.max_error_rate,
         )
         placeholder["journal"] = self.journal.path.name
         try:
@@ -144,7 +144,7 @@ class ResultCollector:
         usage = row.get("usage")
         if isinstance(usage, dict):
             self.spent_usd += sum(float(u.get("cost_usd") or 0) for u in usage.values() if isinstance(u, dict))
-        limit = self.settings.cost_limit
+        limit = self.settings.run.cost_limit
         if limit is not None and self.spent_usd >= limit and self.session is not None and not self.session.shouldstop:
             self.session.shouldstop = f"cost limit reached: ${self.spent_usd:.4f} of ${limit:g} spent"
 
@@ -189,14 +189,14 @@ class ResultCollector:
         from pytest_pibench.scenario.loading import load_scenario
 
         known_agents = list(dict.fromkeys(str(r.get("agent")) for r in self.rows.values()))
-        fallback = list(self.settings.agents) or known_agents or ["pibench_agent"]
+        fallback = list(self.settings.run.agents) or known_agents or ["pibench_agent"]
         rows = []
         for nodeid, (reason, agent_name) in self.unscored.items():
             match = _PARAMS.match(nodeid)
             path, name, params = (match["path"], match["name"], match["params"]) if match else ("", nodeid, None)
             cause = "harness"
             if params is None:  # the file itself is broken: it fails for every agent and trial
-                keys = [(a, t) for a in fallback for t in range(self.settings.trials)]
+                keys = [(a, t) for a in fallback for t in range(self.settings.run.trials)]
                 cause = "scenario"
             else:
                 trial = re.search(r"(?:^|-)t(\d+)(?:-|$)", params)
@@ -257,13 +257,13 @@ class ResultCollector:
             complete=ended_by is None,
             planned_items=self.planned_items,
             ended_by=ended_by,
-            max_error_rate=self.settings.max_error_rate,
+            max_error_rate=self.settings.run.max_error_rate,
             shard=self.settings.shard,
         )
-        if self.settings.trial_mode == "sequential" and self.settings.min_pass is not None:
+        if self.settings.run.trial_mode == "sequential" and self.settings.run.min_pass is not None:
             from pytest_pibench.results.sequential import sequential_summary
 
-            self.document["sequential"] = sequential_summary(rows, self.settled.values(), *self.settings.min_pass)
+            self.document["sequential"] = sequential_summary(rows, self.settled.values(), *self.settings.run.min_pass)
         try:
             add_extension_metrics(self.config, self.document)
         finally:
@@ -312,7 +312,7 @@ class ResultCollector:
                 carry_extension_metrics(artifact, self.document["agents"][agent]["metrics"])
                 artifact["pibench_validity"] = validity(
                     mine,
-                    max_error_rate=self.settings.max_error_rate,
+                    max_error_rate=self.settings.run.max_error_rate,
                     complete=self.document["complete"],
                     ended_by=self.document["ended_by"],
                 )

@@ -181,8 +181,8 @@ def check_gates(
     for agent, metrics in metrics_by_agent.items():
         for gate in settings.fail_under:
             _threshold(verdict, agent, metrics, gate)
-    if settings.min_pass is not None:
-        _min_pass(verdict, settings.min_pass, rows)
+    if settings.run.min_pass is not None:
+        _min_pass(verdict, settings.run.min_pass, rows)
     if baseline is None:
         return verdict
     _, named = parse_baseline_spec(settings.baseline or "")

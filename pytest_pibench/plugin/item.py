@@ -7,27 +7,28 @@ from typing import Any
 
 import pytest
 
-from pytest_pibench.episode.seeds import derive_seed
-from pytest_pibench.participants.specs import AgentSpec, resolve_agent, resolve_judge, resolve_user
+from pytest_pibench.participants.specs import AgentSpec
 from pytest_pibench.plugin.extensions import add_row_fields, participant_schemes
 from pytest_pibench.plugin.host import subtests_without_capture
 from pytest_pibench.plugin.prefetch import Job
-from pytest_pibench.results.resume import fingerprint, run_key
-from pytest_pibench.results.types import CheckEntry, ResultRow, ResumeNote, RunKey
-from pytest_pibench.runner import run_one, seed_key
+from pytest_pibench.results.types import CheckEntry, ResultRow
+from pytest_pibench.run.executor import Executor
 from pytest_pibench.scenario.models import Scenario
 
-__all__ = ["agent_name_of", "agent_spec_of", "episode_job", "run_scenario_item"]
+__all__ = ["agent_name_of", "agent_spec_of", "episode_job", "executor_of", "run_scenario_item"]
 
-_SPECS = pytest.StashKey[dict[str, AgentSpec]]()
+_EXECUTOR = pytest.StashKey[Executor]()
 
 
-def _cached(config: pytest.Config, key: str, make: Any) -> AgentSpec:
-    cache = config.stash.setdefault(_SPECS, {})
-    if key not in cache:
-        cache[key] = make()
-    spec: AgentSpec = cache[key]
-    return spec
+def executor_of(config: pytest.Config) -> Executor:
+    """This process's :class:`Executor`: the run config of the options, the plugins' schemes, the resume rows."""
+    from pytest_pibench.plugin.keys import RESUME_KEY, SETTINGS_KEY
+
+    if _EXECUTOR not in config.stash:
+        settings = config.stash[SETTINGS_KEY]
+        resume = config.stash.get(RESUME_KEY, None)
+        config.stash[_EXECUTOR] = Executor(settings.run, schemes=participant_schemes(config), resume=resume)
+    return config.stash[_EXECUTOR]
 
 
 def agent_spec_of(value: Any, config: pytest.Config) -> AgentSpec:
@@ -39,11 +40,7 @@ def agent_spec_of(value: Any, config: pytest.Config) -> AgentSpec:
     if isinstance(value, AgentSpec):
         return value
     if isinstance(value, str):
-        from pytest_pibench.plugin.keys import SETTINGS_KEY
-
-        params = config.stash[SETTINGS_KEY].params("agent")
-        schemes = participant_schemes(config)
-        return _cached(config, f"agent:{value}", lambda: resolve_agent(value, params, schemes=schemes))
+        return executor_of(config).agent(value)
     name = agent_name_of(value)
     if inspect.isclass(value) or inspect.isfunction(value):
         return AgentSpec(name, lambda scenario: value())
@@ -108,20 +105,18 @@ def run_scenario_item(
         DONE_KEY,
         PREFETCH_KEY,
         ROW_KEY,
-        SEQUENTIAL_KEY,
-        SETTINGS_KEY,
         SETTLED_KEY,
         watch_stop_signals,
     )
 
     config = request.config
-    settings = config.stash[SETTINGS_KEY]
+    executor = executor_of(config)
     item = request.node
     watch_stop_signals(config)
     item.stash[AGENT_NAME_KEY] = agent_name_of(agent)
     spec = agent_spec_of(agent, config)
     item.stash[AGENT_NAME_KEY] = spec.name
-    sequential = config.stash.get(SEQUENTIAL_KEY, None)
+    sequential = executor.sequential
     prefetcher = config.stash.get(PREFETCH_KEY, None)
     settled = sequential and sequential.settled_reason(spec.name, scenario.scenario_id, trial)
     if settled:  # sequential trials: this scenario's verdict cannot change any more
@@ -130,20 +125,12 @@ def run_scenario_item(
         item.stash[SETTLED_KEY] = {"agent": spec.name, "scenario_id": scenario.scenario_id, "trial": trial,
                                    "reason": settled}  # fmt: skip
         pytest.skip(settled)
-    seed = derive_seed(settings.seed, seed_key(scenario), trial)
-    key = run_key(scenario.source_path, spec.name, trial, seed, settings.to_dict())
-    row, resume = _resumed(config, spec.name, scenario, trial, key)
+    planned = executor.item(scenario, spec.name, trial)
+    row, resume = executor.reused(planned)
     if row is None:
-        run_here = _job(config, settings, scenario, spec, trial)
+        run_here = executor.job(planned, spec)
         row = run_here() if prefetcher is None else prefetcher.row_for(item, run_here)
-    if sequential is not None:
-        sequential.record(spec.name, scenario.scenario_id, trial, row)
-        row["trial_mode"] = "sequential"
-    else:  # a row reused from a sequential run is, in this run, one of its fixed trials
-        row.pop("trial_mode", None)
-    if resume is not None:
-        row["resume"] = resume
-    row["fingerprint"] = {"sha256": fingerprint(key), "key": key}
+    row = executor.finish(planned, row, resume)
     row["nodeid"] = item.nodeid
     if resume is None or not resume["reused"]:  # a reused row keeps the fields it was written with
         add_row_fields(item, row, scenario)
@@ -163,49 +150,6 @@ def run_scenario_item(
         item.stash[DONE_KEY] = True
 
 
-def _resumed(
-    config: pytest.Config, agent: str, scenario: Scenario, trial: int, key: RunKey
-) -> tuple[ResultRow | None, ResumeNote | None]:
-    """``(earlier row to reuse or None, the row's resume note)``; ``(None, None)`` without ``--pibench-resume``."""
-    from pytest_pibench.plugin.keys import RESUME_KEY
-
-    index = config.stash.get(RESUME_KEY, None)
-    if index is None:
-        return None, None
-    row, reason = index.lookup(agent, scenario.scenario_id, trial, key)
-    if row is None:
-        return None, {"reused": False, "reason": reason, "source": index.source}
-    return row.copy(), {"reused": True, "source": index.source}
-
-
-def _job(config: pytest.Config, settings: Any, scenario: Scenario, spec: AgentSpec, trial: int) -> Job:
-    """The episode of one item as a job; the specs are resolved here, in the main thread."""
-    schemes = participant_schemes(config)
-    user = _cached(
-        config, f"user:{settings.user}", lambda: resolve_user(settings.user, settings.params("user"), schemes=schemes)
-    )
-    judge = resolve_judge(settings.judge, settings.params("judge"), schemes=schemes) if settings.judge else None
-
-    def run() -> ResultRow:
-        return run_one(
-            scenario,
-            spec,
-            trial=trial,
-            base_seed=settings.seed,
-            user_factory=user.build,
-            judge_factory=judge,
-            max_steps=settings.max_steps,
-            timeout=settings.timeout,
-            max_tool_calls_per_message=settings.max_tool_calls_per_message,
-            max_tool_calls=settings.max_tool_calls,
-            observer_mode=settings.observer_mode,
-            judge_votes=settings.judge_votes,
-            cost_limit=settings.episode_cost_limit,
-        )
-
-    return run
-
-
 def episode_job(item: pytest.Item) -> Job | None:
     """How to run ``item``'s episode ahead of its turn, or None when it must run in the item.
 
@@ -214,8 +158,6 @@ def episode_job(item: pytest.Item) -> Job | None:
     never an agent that is one shared instance, and never a row
     ``--pibench-resume`` will reuse.
     """
-    from pytest_pibench.plugin.keys import SETTINGS_KEY
-
     scenario = getattr(getattr(item, "obj", None), "pibench_scenario", None)
     callspec = getattr(item, "callspec", None)
     if not isinstance(scenario, Scenario) or callspec is None:
@@ -231,18 +173,15 @@ def episode_job(item: pytest.Item) -> Job | None:
     if not ours or not isinstance(agent, str) or not isinstance(trial, int):
         return None
     config = item.config
-    settings = config.stash[SETTINGS_KEY]
+    executor = executor_of(config)
     spec = agent_spec_of(agent, config)
     if spec.shared:
         return None
-    seed = derive_seed(settings.seed, seed_key(scenario), trial)
-    key = run_key(scenario.source_path, spec.name, trial, seed, settings.to_dict())
-    if _resumed(config, spec.name, scenario, trial, key)[0] is not None:
+    planned = executor.item(scenario, spec.name, trial)
+    if executor.reused(planned)[0] is not None:
         return None
-    job = _job(config, settings, scenario, spec, trial)
-    from pytest_pibench.plugin.keys import SEQUENTIAL_KEY
-
-    sequential = config.stash.get(SEQUENTIAL_KEY, None)
+    job = executor.job(planned, spec)
+    sequential = executor.sequential
     if sequential is None:
         return job
     # Sequential trials: a trial starts only once the ones before it have an outcome and left the verdict open.

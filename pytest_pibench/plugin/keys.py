@@ -22,7 +22,6 @@ __all__ = [
     "REDIRECTED_KEY",
     "RESUME_KEY",
     "ROW_KEY",
-    "SEQUENTIAL_KEY",
     "SETTINGS_KEY",
     "SETTLED_KEY",
     "watch_stop_signals",
@@ -40,8 +39,6 @@ REDIRECTED_KEY = pytest.StashKey[bool]()
 """Set when ``--pibench-agent`` without paths replaced pytest's paths with the scenario folders."""
 RESUME_KEY = pytest.StashKey[Any]()
 """The :class:`ResumeIndex` of ``--pibench-resume`` (every process)."""
-SEQUENTIAL_KEY = pytest.StashKey[Any]()
-"""The :class:`~pytest_pibench.results.sequential.SequentialTrials` of ``--pibench-trial-mode sequential``."""
 SETTLED_KEY = pytest.StashKey[dict[str, Any]]()
 """An item whose trial was not needed (its scenario's verdict was settled): agent, scenario_id, trial, reason."""
 PREFETCH_KEY = pytest.StashKey[Any]()

@@ -13,17 +13,13 @@ from typing import Any
 import pytest
 
 from pytest_pibench import inputs
+from pytest_pibench.episode.limits import EpisodeLimits
 from pytest_pibench.inputs import InputError, finite_float, finite_json, whole_number
 from pytest_pibench.plugin.host import worker_count
 from pytest_pibench.plugin.option_specs import OPTIONS, OptionSpec
+from pytest_pibench.run.config import RunConfig
 from pytest_pibench.vocab import (
-    DEFAULT_MAX_ERROR_RATE,
-    DEFAULT_MAX_STEPS,
-    DEFAULT_MAX_TOOL_CALLS,
-    DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE,
     DEFAULT_RESULTS_PATH,
-    DEFAULT_SEED,
-    DEFAULT_TIMEOUT,
 )
 
 __all__ = [
@@ -45,19 +41,20 @@ INCONCLUSIVE_EXIT_CODE = 10
 ERROR_BUDGET_EXIT_CODE = 9
 """Exit code of a run with more error rows than ``--pibench-max-error-rate`` allows (invalid for the leaderboard)."""
 
-_DEFAULTS: dict[str, Any] = {
-    "trials": 1,
-    "concurrency": 1,
-    "seed": DEFAULT_SEED,
-    "max_steps": DEFAULT_MAX_STEPS,
-    "max_tool_calls_per_message": DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE,
-    "max_tool_calls": DEFAULT_MAX_TOOL_CALLS,
-    "timeout": DEFAULT_TIMEOUT,
+_RUN, _LIMITS = RunConfig(), EpisodeLimits()
+_DEFAULTS: dict[str, Any] = {  # the run's defaults live in RunConfig and EpisodeLimits; read from there
+    "trials": _RUN.trials,
+    "concurrency": _RUN.concurrency,
+    "seed": _RUN.seed,
+    "max_steps": _LIMITS.max_steps,
+    "max_tool_calls_per_message": _LIMITS.max_tool_calls_per_message,
+    "max_tool_calls": _LIMITS.max_tool_calls,
+    "timeout": _LIMITS.timeout,
     "results": DEFAULT_RESULTS_PATH,
     "tolerance": 0.0,
-    "judge_votes": 1,
-    "max_error_rate": DEFAULT_MAX_ERROR_RATE,
-    "user": "scripted",
+    "judge_votes": _RUN.judge_votes,
+    "max_error_rate": _RUN.max_error_rate,
+    "user": _RUN.user,
 }
 
 
@@ -74,23 +71,17 @@ class Gate:
 
 @dataclass(frozen=True)
 class Settings:
-    agents: tuple[str, ...] = ()
-    user: str = "scripted"
-    trials: int = 1
-    concurrency: int = 1
-    seed: int = DEFAULT_SEED
-    max_steps: int = DEFAULT_MAX_STEPS
-    max_tool_calls_per_message: int = DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE
-    max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS
-    observer_mode: str = "audit_only"
-    """``audit_only`` or ``hard_gate`` (forbidden tools blocked before they run); a scenario's own wins."""
-    judge_votes: int = 1
-    """``--pibench-judge-votes N``: each Tier-2 question asked N times, the majority counts."""
-    cost_limit: float | None = None
-    """``--pibench-cost-limit [run=]USD``: the run stops (partial, recorded as such) once its LLM cost reaches it."""
-    episode_cost_limit: float | None = None
-    """``--pibench-cost-limit episode=USD``: an episode ends as ``cost_limit`` once its agent and user spent it."""
-    timeout: float | None = DEFAULT_TIMEOUT
+    """The plugin's settings: the run's :class:`RunConfig` plus what only a pytest run has (files, gates).
+
+    Example::
+
+        settings.run.limits.max_steps   # an episode limit
+        settings.run.agents             # who runs
+        settings.results                # where the results file goes
+    """
+
+    run: RunConfig = field(default_factory=RunConfig)
+    """Everything that decides the rows (agents, user, judge, trials, seed, limits...), shared with every driver."""
     results: str | None = DEFAULT_RESULTS_PATH
     leaderboard: str | None = None
     html: str | None = None
@@ -101,66 +92,18 @@ class Settings:
     gate_mode: str = "exact"
     """``exact`` or ``statistical`` (``--pibench-gate-mode``)."""
     confidence: float = 0.95
-    min_pass: tuple[int, int] | None = None
-    """``--pibench-min-pass K/N``: every scenario passes at least K of its N trials."""
-    trial_mode: str = "fixed"
-    """``fixed`` or ``sequential`` (``--pibench-trial-mode``: trials stop once the K-of-N verdict is settled)."""
-    max_error_rate: float = DEFAULT_MAX_ERROR_RATE
     resume: str | None = None
     scenario_dirs: tuple[Path, ...] = field(default_factory=tuple)
-    domain_paths: tuple[str, ...] = ()
-    """``--pibench-domains PATH`` (repeatable, ini too): folders of domain packs, searched before any other."""
-    agent_args: dict[str, Any] = field(default_factory=dict)
-    user_args: dict[str, Any] = field(default_factory=dict)
-    judge: str | None = None
-    judge_args: dict[str, Any] = field(default_factory=dict)
-    cache: str | None = None
     shard: tuple[int, int] | None = None
     """``--pibench-shard I/N``: this run is shard I of N (1-based); None for a whole run."""
-    rate_limits: dict[str, dict[str, int | None]] = field(default_factory=dict)
-    """``--pibench-rate-limit``: this process's share of each model's limit (``{"concurrent", "rpm"}``)."""
-
-    def params(self, role: str) -> dict[str, Any]:
-        """litellm parameters of a role (``agent``, ``user``, ``judge``), with the cache folder and rate limits."""
-        extra = dict({"agent": self.agent_args, "user": self.user_args, "judge": self.judge_args}[role])
-        if self.cache:
-            extra["cache_dir"] = self.cache
-        if self.rate_limits:
-            extra["rate_limits"] = self.rate_limits
-        return extra
 
     @property
     def has_gate(self) -> bool:
-        return bool(self.fail_under or self.baseline or self.min_pass)
+        return bool(self.fail_under or self.baseline or self.run.min_pass)
 
     def to_dict(self) -> dict[str, Any]:
-        """The settings that change results, for the results file."""
-        return {
-            "agents": list(self.agents),
-            "user": self.user,
-            "trials": self.trials,
-            "seed": self.seed,
-            "max_steps": self.max_steps,
-            "max_tool_calls_per_message": self.max_tool_calls_per_message,
-            "max_tool_calls": self.max_tool_calls,
-            "observer_mode": self.observer_mode,
-            "judge_votes": self.judge_votes,
-            "domain_paths": list(self.domain_paths),  # another pack, another result (resume must not reuse it)
-            "timeout": self.timeout,
-            "judge": self.judge,
-            "agent_args": _public(self.agent_args),
-            "user_args": _public(self.user_args),
-            # What selects the trials, not one episode's result (left out of resume fingerprints).
-            "trial_mode": self.trial_mode,
-            "min_pass": None if self.min_pass is None else f"{self.min_pass[0]}/{self.min_pass[1]}",
-            # Only when set: a key added later must not change the fingerprints of earlier results (resume).
-            **({"episode_cost_limit": self.episode_cost_limit} if self.episode_cost_limit is not None else {}),
-        }
-
-
-def _public(args: dict[str, Any]) -> dict[str, Any]:
-    """Arguments without secrets (api keys never reach a results file)."""
-    return {k: ("***" if "key" in k.lower() or "token" in k.lower() else v) for k, v in args.items()}
+        """The settings that change results, for the results file (the run config's)."""
+        return self.run.to_dict()
 
 
 """Every ``--pibench-*`` option, declared once: the plugin's options and ini keys and ``pi run``'s flags."""
@@ -357,20 +300,36 @@ def read_settings(config: pytest.Config) -> Settings:
     budgets = _cost_limits(list(_raw(config, "cost-limit") or []))
     min_pass = _min_pass(_raw(config, "min-pass"))
     trial_mode = _choice(config, "trial-mode", ("fixed", "sequential"))
-    return Settings(
+    limits = EpisodeLimits(
+        max_steps=_number(config, "max-steps", int, 1, inputs.MAX_LIMIT),
+        max_tool_calls_per_message=_number(config, "max-tool-calls-per-message", int, 1, inputs.MAX_LIMIT),
+        max_tool_calls=_number(config, "max-tool-calls", int, 1, inputs.MAX_LIMIT),
+        observer_mode=_observer_mode(config),
+        timeout=timeout or None,
+        cost_limit=budgets.get("episode"),
+    )
+    run = RunConfig(
         agents=agents,
         user=(_raw(config, "user") or "scripted").strip(),
         trials=_trials(config, trial_mode, min_pass),
         concurrency=_number(config, "concurrency", int, 1, inputs.MAX_CONCURRENCY),
         seed=_number(config, "seed", int, 0, inputs.MAX_SEED),
-        max_steps=_number(config, "max-steps", int, 1, inputs.MAX_LIMIT),
-        max_tool_calls_per_message=_number(config, "max-tool-calls-per-message", int, 1, inputs.MAX_LIMIT),
-        max_tool_calls=_number(config, "max-tool-calls", int, 1, inputs.MAX_LIMIT),
-        observer_mode=_observer_mode(config),
+        limits=limits,
         judge_votes=_number(config, "judge-votes", int, 1, inputs.MAX_LIMIT),
         cost_limit=budgets.get("run"),
-        episode_cost_limit=budgets.get("episode"),
-        timeout=timeout or None,
+        min_pass=min_pass,
+        trial_mode=trial_mode,
+        max_error_rate=_number(config, "max-error-rate", float, 0, 1, "a fraction between 0 and 1"),
+        domain_paths=_domain_paths(config),
+        agent_args=_key_values("agent-arg", list(_raw(config, "agent-arg") or [])),
+        user_args=_key_values("user-arg", list(_raw(config, "user-arg") or [])),
+        judge=_raw(config, "judge"),
+        judge_args=_key_values("judge-arg", list(_raw(config, "judge-arg") or [])),
+        cache=_raw(config, "cache"),
+        rate_limits=_rate_limits(config, list(_raw(config, "rate-limit") or [])),
+    )
+    return Settings(
+        run=run,
         results=_DEFAULTS["results"] if results is None else (results or None),
         leaderboard=_raw(config, "leaderboard"),
         html=_raw(config, "html"),
@@ -379,17 +338,7 @@ def read_settings(config: pytest.Config) -> Settings:
         tolerance=_number(config, "tolerance", float, 0, 1),
         gate_mode=_choice(config, "gate-mode", ("exact", "statistical")),
         confidence=_confidence(config),
-        min_pass=min_pass,
-        trial_mode=trial_mode,
-        max_error_rate=_number(config, "max-error-rate", float, 0, 1, "a fraction between 0 and 1"),
         resume=_raw(config, "resume"),
         scenario_dirs=tuple(Path(p) for p in config.getini("pibench_scenarios")),
-        domain_paths=_domain_paths(config),
-        agent_args=_key_values("agent-arg", list(_raw(config, "agent-arg") or [])),
-        user_args=_key_values("user-arg", list(_raw(config, "user-arg") or [])),
-        judge=_raw(config, "judge"),
-        judge_args=_key_values("judge-arg", list(_raw(config, "judge-arg") or [])),
-        cache=_raw(config, "cache"),
-        rate_limits=_rate_limits(config, list(_raw(config, "rate-limit") or [])),
         shard=_shard(_raw(config, "shard")),
     )

@@ -26,7 +26,7 @@ def check_outputs(config: pytest.Config, settings: Settings) -> None:
     if is_xdist_worker(config):
         return
     explicit = config.getoption("pibench_results") is not None or settings.leaderboard or settings.html
-    if not (settings.agents or settings.scenario_dirs or explicit):
+    if not (settings.run.agents or settings.scenario_dirs or explicit):
         return
     from pytest_pibench.results.document import unwritable_reason
     from pytest_pibench.results.files import lock_results

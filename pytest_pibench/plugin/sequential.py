@@ -1,27 +1,23 @@
-"""Sequential trials in a pytest run (``--pibench-trial-mode sequential``): checks and the trial tracker.
+"""Sequential trials in a pytest run (``--pibench-trial-mode sequential``): the gates they allow.
 
 The settling rule and the results block live in
-:mod:`pytest_pibench.results.sequential`; items consult the tracker this
-module stashes (:data:`~pytest_pibench.plugin.keys.SEQUENTIAL_KEY`) before
-running a trial, and record each outcome as it finishes.
+:mod:`pytest_pibench.results.sequential`; the run's executor keeps the trial
+tracker (:attr:`~pytest_pibench.run.executor.Executor.sequential`), which items
+consult before running a trial.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from pytest_pibench.plugin.keys import SEQUENTIAL_KEY
 from pytest_pibench.plugin.options import Settings
-from pytest_pibench.results.sequential import SequentialTrials
 
 __all__ = ["configure_sequential"]
 
 
 def configure_sequential(config: pytest.Config, settings: Settings) -> None:
-    """Refuse the gates sequential trials would skew, then stash this process's trial tracker."""
+    """Refuse the gates sequential trials would skew."""
     _gates_only_on_verdicts(settings)
-    assert settings.min_pass is not None  # read_settings requires it in sequential mode
-    config.stash[SEQUENTIAL_KEY] = SequentialTrials(*settings.min_pass)
 
 
 def _gates_only_on_verdicts(settings: Settings) -> None:

@@ -16,7 +16,7 @@ from pytest_pibench.episode.loop import EpisodeResult
 from pytest_pibench.evaluation import evaluate
 from pytest_pibench.participants.specs import BASELINE_DECISIONS, BaselineAgent, OracleAgent
 from pytest_pibench.participants.users import ScriptedUser
-from pytest_pibench.runner import run_episode
+from pytest_pibench.run.episode import run_episode
 from pytest_pibench.scenario.models import Scenario
 from pytest_pibench.scenario.script import shadowing_branch, spoken_lines
 from pytest_pibench.validation.fact_rules import decisive_fact_problems

@@ -14,7 +14,7 @@ from pytest_pibench.env.binding import Binding, bind_scenario
 from pytest_pibench.evaluation import evaluate
 from pytest_pibench.participants.builtins import ROUTINE_BASELINE_DECISIONS, RoutineAgent
 from pytest_pibench.participants.specs import BASELINE_DECISIONS, BaselineAgent
-from pytest_pibench.runner import run_episode
+from pytest_pibench.run.episode import run_episode
 from pytest_pibench.scenario.models import Scenario
 from pytest_pibench.validation.problems import Problem
 

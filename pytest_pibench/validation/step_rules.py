@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from pytest_pibench.env.binding import Binding
 from pytest_pibench.episode.result import EpisodeResult
 from pytest_pibench.participants.builtins import OracleAgent
-from pytest_pibench.runner import run_episode
+from pytest_pibench.run.episode import run_episode
 from pytest_pibench.scenario.models import Scenario
 from pytest_pibench.vocab import DEFAULT_MAX_STEPS
 

@@ -14,7 +14,8 @@ Layers, bottom to top (a module may import from its own layer and the ones below
 6. ``participants``: agents, users, judges
 7. ``evaluation``: scoring one transcript
 8. ``results``: rows, metrics, leaderboard, the results document
-9. ``runner``, ``validation``, ``generation``: running scenarios; the scenario quality bar; pressure variants
+9. ``run`` (the config, the plan, one episode's row, the executor every front end shares), ``runner`` (its
+   former name, re-exported), ``validation``, ``generation``: the scenario quality bar; pressure variants
 10. ``plugin``, ``cli``, ``testing``, ``report``, ``a2a`` (the green and purple servers), ``play`` (``pi play``),
     ``calibration`` (``pi calibration``: blind-play records re-scored), the package facade
 """
@@ -39,7 +40,7 @@ LAYERS: dict[str, int] = {
     "participants": 6,
     "evaluation": 7,
     "results": 8,
-    "runner": 9, "validation": 9, "generation": 9,
+    "runner": 9, "run": 9, "validation": 9, "generation": 9,
     "plugin": 10, "cli": 10, "testing": 10, "report": 10, "a2a": 10, "play": 10, "calibration": 10, "__init__": 10, "__main__": 10,
 }
 

@@ -88,7 +88,7 @@ def test_documented_engine_imports_work_in_a_fresh_process():
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == [
-        "pytest_pibench.scenario.loading", "pytest_pibench.runner", "pytest_pibench.evaluation",
+        "pytest_pibench.scenario.loading", "pytest_pibench.run.episode", "pytest_pibench.evaluation",
         "pytest_pibench.results.metrics",
     ]
 

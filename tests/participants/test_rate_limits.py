@@ -102,7 +102,7 @@ def test_the_option_is_parsed_split_and_handed_to_llm_participants(toy_project):
         def pytest_sessionfinish(session):
             settings = session.config.stash[SETTINGS_KEY]
             with open("limits.json", "w") as out:
-                json.dump(settings.params("user"), out)
+                json.dump(settings.run.params("user"), out)
     """)
     toy_project.runpytest("scenarios", "--pibench-agent=oracle", "--pibench-rate-limit=m1=8/500",
                           "--pibench-rate-limit=m2=/60")

@@ -153,9 +153,10 @@ def test_a_sequential_run_is_neither_a_baseline_nor_compared_as_rates_and_a_fixe
 def test_the_min_pass_gate_fails_a_scenario_whose_every_trial_was_an_error():
     from pytest_pibench.plugin.gates import check_gates
     from pytest_pibench.plugin.options import Settings
+    from pytest_pibench.run.config import RunConfig
 
     rows = [{"agent": "a", "scenario_id": "S", "trial": t, "status": "error", "all_passed": False} for t in range(3)]
     rows += [{"agent": "a", "scenario_id": "T", "trial": t, "status": "completed", "all_passed": True} for t in range(2)]
-    verdict = check_gates(Settings(agents=("a",), min_pass=(2, 3)), {"a": {}}, rows, None)
+    verdict = check_gates(Settings(run=RunConfig(agents=("a",), min_pass=(2, 3))), {"a": {}}, rows, None)
     assert not verdict.passed
     assert "FAIL a: S ran 0 of the 3 trials --pibench-min-pass 2/3 needs" in verdict.lines

@@ -6,6 +6,7 @@ import pytest
 
 from pytest_pibench.plugin.gates import check_gates
 from pytest_pibench.plugin.options import Settings
+from pytest_pibench.run.config import RunConfig
 
 
 def _rows(agent: str, passes: list[list[bool]]) -> list[dict]:
@@ -17,7 +18,7 @@ def _rows(agent: str, passes: list[list[bool]]) -> list[dict]:
 
 
 def _gate(before: list[dict], now: list[dict], **options) -> object:
-    settings = Settings(agents=("a",), baseline="base.json", gate_mode="statistical", **options)
+    settings = Settings(run=RunConfig(agents=("a",)), baseline="base.json", gate_mode="statistical", **options)
     return check_gates(settings, {"a": {}}, now, {"agents": {"a": {}}, "rows": before})
 
 
@@ -42,7 +43,7 @@ def test_a_small_drop_on_few_scenarios_is_inconclusive_and_says_what_would_settl
 
 def test_min_pass_k_of_n():
     rows = _rows("a", [[True, True, True, False], [True, False, False, True], [True, True]])
-    verdict = check_gates(Settings(agents=("a",), min_pass=(3, 4)), {"a": {}}, rows, None)
+    verdict = check_gates(Settings(run=RunConfig(agents=("a",), min_pass=(3, 4))), {"a": {}}, rows, None)
     assert not verdict.passed
     assert any("S1 passed 2 of 4 trials, fewer than 3" in line for line in verdict.lines)
     assert any("S2 ran 2 of the 4 trials" in line for line in verdict.lines)
