@@ -12,6 +12,7 @@ import pytest
 from a2a_servers import assess, bundled, serve  # skips this module without the a2a extra
 
 from pytest_pibench.a2a.assessment import AssessmentRequestError, parse_request
+from pytest_pibench.episode.limits import EpisodeLimits
 from pytest_pibench.a2a.green import MAX_REQUEST_BYTES, green_app
 from pytest_pibench.a2a.serving import ServerThread
 from pytest_pibench.report import report_command
@@ -300,6 +301,20 @@ def test_offered_user_models_upstream_aliases_and_shards_past_the_end():
     late = parse_request({"participants": {"agent": URL}, "shard_index": 7, "num_shards": 8,
                           "config": {"scenario_ids": RETAIL[:3]}})  # fmt: skip
     assert late.items == () and late.total_before_shard == 3
+
+
+def test_a_request_becomes_the_run_config_a_local_run_of_the_same_options_has():
+    config = {"judge_model": "openai/gpt-4o-mini", "judge_votes": 3, "max_steps": 25, "observer_mode": "hard_gate",
+              "episode_timeout": 90, "num_trials": 2, "seed": 3, "scenario_ids": RETAIL[:2]}  # fmt: skip
+    run = parse_request({"participants": {"agent": URL}, "config": config}, judge_models=["openai/gpt-4o-mini"])
+    assert run.judge == "litellm:openai/gpt-4o-mini" and run.judge_votes == 3
+    run_config = run.run_config()
+    assert run_config.agents == (f"a2a:{URL}",) and run_config.trials == 2 and run_config.seed == 3
+    assert (run_config.limits.max_steps, run_config.limits.observer_mode, run_config.limits.timeout) == (
+        25, "hard_gate", 90.0)
+    assert run_config.judge == "litellm:openai/gpt-4o-mini" and run_config.agent_args == {"timeout": 120.0}
+    defaults = parse_request({"participants": {"agent": URL}}).run_config()
+    assert defaults.limits == EpisodeLimits() and defaults.judge is None  # the plugin's defaults, not the server's own
 
 
 def test_a_shard_past_the_end_completes_with_an_empty_result():
