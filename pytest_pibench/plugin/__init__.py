@@ -344,6 +344,8 @@ def pytest_runtestloop(session: pytest.Session) -> Any:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
+    if call.when == "setup" and getattr(getattr(item, "obj", None), "_pibench_scenario", False):
+        report.pibench_planned = _planned_of(item)  # builtins: a crash row later comes from it, not from the id
     if call.when == "call" and item.stash.get(DONE_KEY, False) and ROW_KEY in item.stash:
         report.pibench_row = item.stash[ROW_KEY]  # builtins only: crosses xdist as-is
     elif call.when == "call" and report.skipped and SETTLED_KEY in item.stash:
@@ -353,6 +355,29 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         if name:
             report.pibench_agent = name  # a crash row keeps the agent it was set up with
     return report
+
+
+def _planned_of(item: pytest.Item) -> dict[str, Any]:
+    """What a scenario item was planned to run: its file, scenario, agent and trial (``agent`` None if unknown).
+
+    A file that does not load has no scenario (``broken``): its crash row stands for every agent and trial.
+    """
+    scenario = getattr(getattr(item, "obj", None), "pibench_scenario", None)
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    funcargs = getattr(item, "funcargs", {})
+    agent = _agent_name(item)
+    if agent is None and "pibench_agent" in funcargs:  # the project's own fixture: set up by now
+        from pytest_pibench.plugin.item import agent_name_of
+
+        agent = agent_name_of(funcargs["pibench_agent"])
+    trial = params.get("pibench_trial")
+    return {
+        "path": str(item.path),
+        "scenario_id": getattr(scenario, "scenario_id", None),
+        "agent": agent,
+        "trial": trial if isinstance(trial, int) else None,
+        "broken": scenario is None,
+    }
 
 
 def _agent_name(item: pytest.Item) -> str | None:

@@ -15,7 +15,6 @@ exits 4 with the path and the reason.
 from __future__ import annotations
 
 import contextlib
-import re
 import time
 from pathlib import Path
 from typing import Any, cast
@@ -41,7 +40,6 @@ from pytest_pibench.results.files import write_problem
 from pytest_pibench.results.types import ResultRow, ResultsDocument
 
 __all__ = ["ResultCollector", "results_document", "validity"]
-_PARAMS = re.compile(r"^(?P<path>[^:]+\.json)::(?P<name>[^\[]+)(?:\[(?P<params>.*)\])?$")
 
 
 class ResultCollector:
@@ -53,6 +51,8 @@ class ResultCollector:
         self.is_worker = is_xdist_worker(config)
         self.rows: dict[str, ResultRow] = {}
         self.unscored: dict[str, tuple[str, str | None]] = {}
+        self.planned: dict[str, dict[str, Any]] = {}
+        """What each scenario item set up was planned to run, by node id (from its setup report)."""
         self.settled: dict[str, dict[str, Any]] = {}
         """Items whose trial was not needed (``--pibench-trial-mode sequential``), by node id."""
         self.other_failures = 0
@@ -151,6 +151,9 @@ class ResultCollector:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if self.is_worker:
             return
+        planned = getattr(report, "pibench_planned", None)
+        if isinstance(planned, dict):
+            self.planned[report.nodeid] = planned
         row = getattr(report, "pibench_row", None)
         if isinstance(row, dict):
             self._charge(row)
@@ -184,7 +187,12 @@ class ResultCollector:
             self.collect_errors += 1
 
     def _crash_rows(self) -> list[ResultRow]:
-        """Error rows for scenario items that failed without a row (crashed worker, broken file...)."""
+        """Error rows for scenario items that failed without a row (crashed worker, broken file...).
+
+        Each comes from what the item was planned to run (its setup report). An
+        item whose process died before its setup reported has only its node id:
+        its file, and the run's agent when it has one.
+        """
         from pytest_pibench.results.rows import error_row
         from pytest_pibench.scenario.loading import load_scenario
 
@@ -192,24 +200,20 @@ class ResultCollector:
         fallback = list(self.settings.run.agents) or known_agents or ["pibench_agent"]
         rows = []
         for nodeid, (reason, agent_name) in self.unscored.items():
-            match = _PARAMS.match(nodeid)
-            path, name, params = (match["path"], match["name"], match["params"]) if match else ("", nodeid, None)
-            cause = "harness"
-            if params is None:  # the file itself is broken: it fails for every agent and trial
+            planned = self.planned.get(nodeid) or {"path": str(self.config.rootpath / nodeid.split("::")[0]),
+                                                   "agent": None, "trial": None, "broken": False}  # fmt: skip
+            cause = "scenario" if planned["broken"] else "harness"
+            if planned["broken"]:  # the file itself is broken: it fails for every agent and trial
                 keys = [(a, t) for a in fallback for t in range(self.settings.run.trials)]
-                cause = "scenario"
             else:
-                trial = re.search(r"(?:^|-)t(\d+)(?:-|$)", params)
-                agent = agent_name or re.sub(r"(?:^|-)t\d+(?=-|$)", "", params, count=1).strip("-")
-                if not agent:  # an unparametrized pibench_agent fixture failed before naming its agent
-                    agent = known_agents[0] if len(known_agents) == 1 else "pibench_agent"
-                keys = [(agent, int(trial.group(1)) if trial else 0)]
+                agent = agent_name or planned["agent"] or (fallback[0] if len(fallback) == 1 else "pibench_agent")
+                keys = [(agent, planned["trial"] or 0)]
             scenario = None
             with contextlib.suppress(Exception):  # the file itself may be what failed
-                scenario = load_scenario(self.config.rootpath / path)
+                scenario = load_scenario(planned["path"])
             for agent, trial_index in keys:
                 row = error_row(
-                    scenario.scenario_id if scenario else name,
+                    scenario.scenario_id if scenario else planned.get("scenario_id") or nodeid.split("::")[-1],
                     reason,
                     scenario=scenario,
                     trial=trial_index,

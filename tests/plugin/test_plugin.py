@@ -317,6 +317,25 @@ def test_crashed_worker_item_becomes_an_error_row(toy_project):
     assert all(r["all_passed"] for r in rows if r["agent"] == "oracle")
 
 
+def test_crash_rows_come_from_the_planned_item_not_from_its_node_id(toy_project):
+    """An agent file named like a trial id (``-t1-``) once made a regex over node ids read the wrong trial."""
+    agents = toy_project.path / "agents"
+    agents.mkdir()
+    (agents / "dies-t1-fast.py").write_text(
+        "import os\n\nclass Agent:\n    def init_state(self, ctx, tools, message_history=None):\n        return {}\n"
+        "    def generate(self, message, state):\n        os._exit(3)\n"
+    )
+    result = toy_project.runpytest_subprocess("scenarios", "--pibench-agent=agents/dies-t1-fast.py:Agent",
+                                              "--pibench-trials=2", "-n", "2", "-p", "no:randomly")  # fmt: skip
+    rows = results(toy_project)["rows"]
+    assert len(rows) == 4, result.stdout.str()
+    assert all(r["status"] == "error" and "crashed" in r["error"] for r in rows)
+    assert {r["agent"] for r in rows} == {"agents/dies-t1-fast.py:Agent"}
+    assert sorted((r["scenario_id"], r["trial"]) for r in rows) == sorted(
+        [(ALLOW_ID, 0), (ALLOW_ID, 1), (ESC_ID, 0), (ESC_ID, 1)]
+    )
+
+
 def test_plugin_import_is_light(pytester):
     pytester.makeconftest("""
         import sys
