@@ -13,9 +13,9 @@ from typing import Any
 
 from pytest_pibench.checks.base import DIMENSIONS, CheckContext, JudgeAsk
 from pytest_pibench.checks.decision import DecisionInfo, resolve_decision
-from pytest_pibench.checks.legacy import LEGACY_DIMENSIONS, run_family
-from pytest_pibench.checks.registry import dimension_of, run_check
-from pytest_pibench.checks.result import TIER2_TYPES, CheckResult
+from pytest_pibench.checks.legacy import run_family
+from pytest_pibench.checks.registry import run_check
+from pytest_pibench.checks.result import CheckResult
 from pytest_pibench.episode.protocols import InfrastructureError, JudgeProtocol
 from pytest_pibench.scenario.models import Scenario
 from pytest_pibench.transcript import TraceEntry
@@ -23,7 +23,6 @@ from pytest_pibench.transcript import TraceEntry
 __all__ = [
     "DIMENSIONS",
     "NORMAL_TERMINATIONS",
-    "TIER2_TYPES",
     "CheckResult",
     "ScenarioResult",
     "evaluate",
@@ -70,7 +69,7 @@ class ScenarioResult:
             key: {"name": name, "passed": True, "checks": [], "failed_checks": []} for key, name in DIMENSIONS
         }
         for result in self.outcome_results:
-            bucket = buckets[_dimension(result.type)]
+            bucket = buckets[result.dimension if result.dimension in buckets else "outcomes"]
             bucket["checks"].append(result.to_dict())
             if result.passed is False:
                 bucket["failed_checks"].append(result.to_dict())
@@ -91,11 +90,6 @@ class ScenarioResult:
             "event_flags": dict(self.event_flags),
             "reward_breakdown": dict(self.reward_breakdown),
         }
-
-
-def _dimension(result_type: str) -> str:
-    """The dimension a result scores in: its check type's declared one, a legacy family's, else ``outcomes``."""
-    return dimension_of(result_type) or LEGACY_DIMENSIONS.get(result_type, "outcomes")
 
 
 def _judge_asker(judge: JudgeProtocol, votes: int = 1, record: list[dict[str, Any]] | None = None) -> JudgeAsk:

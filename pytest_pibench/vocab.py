@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 __all__ = [
+    "DIMENSIONS",
+    "Dimension",
     "BENCHMARK_VERSION",
     "COLUMNS",
     "DEFAULT_MAX_ERRORS",
@@ -17,7 +20,6 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "GROUPS",
     "LABELS",
-    "TIER2_TYPES",
     "__version__",
     "slug",
 ]
@@ -41,8 +43,17 @@ DEFAULT_RESULTS_PATH = "pibench-results.json"
 
 LABELS: tuple[str, ...] = ("ALLOW", "ALLOW-CONDITIONAL", "DENY", "ESCALATE")
 
-TIER2_TYPES = frozenset({"NL_JUDGE", "NL_ASSERTION"})
-"""Result types that are semantic (Tier 2): they never decide ``all_passed``."""
+Dimension = Literal["decision", "permissibility", "outcomes", "ordering", "state", "communication", "semantic"]
+DIMENSIONS: tuple[tuple[Dimension, str], ...] = (
+    ("decision", "Decision Correctness"),
+    ("permissibility", "Action Permissibility"),
+    ("outcomes", "Required Outcomes"),
+    ("ordering", "Temporal Constraints"),
+    ("state", "State Correctness"),
+    ("communication", "Communication"),
+    ("semantic", "Semantic Quality"),
+)
+"""Upstream's seven result dimensions (upstream-evaluation.md §7.2), in report order."""
 
 GROUPS: dict[str, tuple[str, ...]] = {
     "Policy Understanding": ("Policy Activation", "Policy Interpretation", "Evidence Grounding"),

@@ -35,22 +35,12 @@ __all__ = [
     "ToolRole",
 ]
 
+from pytest_pibench.vocab import DIMENSIONS, Dimension
+
 NonEmptyStr = Annotated[str, Field(min_length=1)]
 
 Outcome = tuple[bool | None, str]
 """``(passed, detail)``; ``passed`` is None when the check was skipped (a judge check without a judge)."""
-
-Dimension = Literal["decision", "permissibility", "outcomes", "ordering", "state", "communication", "semantic"]
-DIMENSIONS: tuple[tuple[Dimension, str], ...] = (
-    ("decision", "Decision Correctness"),
-    ("permissibility", "Action Permissibility"),
-    ("outcomes", "Required Outcomes"),
-    ("ordering", "Temporal Constraints"),
-    ("state", "State Correctness"),
-    ("communication", "Communication"),
-    ("semantic", "Semantic Quality"),
-)
-"""Upstream's seven result dimensions (upstream-evaluation.md §7.2), in report order."""
 
 Family = Literal["POLICY", "STATE_FIELD", "NL_JUDGE"]
 FAMILY_LISTS: dict[Family, str] = {
@@ -150,6 +140,8 @@ class CheckType(Generic[M]):
             the field holds one tool name or a list of them.
         family: the evaluator family; the check is written in its ``evaluation_criteria`` list.
         result_type: the ``type`` its results carry, when not the check type itself.
+        tier: 1 for a deterministic check (it decides pass/fail), 2 for a judged one (reported,
+            not gating; skipped without a judge). Results carry it, and so do rows.
 
     Example::
 
@@ -181,6 +173,7 @@ class CheckType(Generic[M]):
     tools: Mapping[str, ToolRole]
     family: Family = "POLICY"
     result_type: str | None = None
+    tier: Literal[1, 2] = 1
 
     @cached_property  # read for every check of every episode; the model never changes (frozen)
     def name(self) -> str:

@@ -54,5 +54,7 @@ def _nl_judge(check: NLJudgeCheck, context: CheckContext) -> Outcome:
 
 
 register_check(
-    CheckType(NLJudgeCheck, _nl_judge, dimension="semantic", tools={}, family="NL_JUDGE", result_type="NL_JUDGE")
+    CheckType(
+        NLJudgeCheck, _nl_judge, dimension="semantic", tools={}, family="NL_JUDGE", result_type="NL_JUDGE", tier=2
+    )
 )

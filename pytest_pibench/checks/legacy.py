@@ -13,15 +13,17 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pytest_pibench.checks.base import CheckContext, Dimension
 from pytest_pibench.checks.judge import assistant_text
+from pytest_pibench.checks.registry import dimension_of
 from pytest_pibench.checks.result import CheckResult
 from pytest_pibench.statediff import state_changes
 from pytest_pibench.transcript import extract_text
 
-__all__ = ["LEGACY_DIMENSIONS", "run_family"]
+__all__ = ["LEGACY_DIMENSIONS", "LEGACY_TIERS", "run_family"]
 
 LEGACY_DIMENSIONS: dict[str, Dimension] = {
     "db_replay": "state",
@@ -30,10 +32,22 @@ LEGACY_DIMENSIONS: dict[str, Dimension] = {
     "NL_ASSERTION": "semantic",
 }
 """The dimension of each result type these families report (``ACTION`` reports ``tool_called``)."""
+LEGACY_TIERS = {"NL_ASSERTION": 2}
+"""The tier of each result type these families report, when not 1 (judged assertions report, never gate)."""
 
 
 def run_family(family: str, extra: Mapping[str, Any], context: CheckContext) -> list[CheckResult]:
     """The results of legacy ``family`` over the criteria's extra keys; an unknown family fails."""
+    results = _results(family, extra, context)
+    return [replace(r, tier=LEGACY_TIERS.get(r.type, 1), dimension=_dimension(r.type)) for r in results]
+
+
+def _dimension(result_type: str) -> Dimension:
+    """A legacy result's dimension: the registered check type's (``tool_called``), else the table's."""
+    return dimension_of(result_type) or LEGACY_DIMENSIONS.get(result_type, "outcomes")
+
+
+def _results(family: str, extra: Mapping[str, Any], context: CheckContext) -> list[CheckResult]:
     messages = context.messages
     if family == "ACTION":
         return [_action(a, messages) for a in extra.get("expected_actions") or [] if isinstance(a, Mapping)]

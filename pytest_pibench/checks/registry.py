@@ -124,7 +124,7 @@ def run_check(check: Any, context: CheckContext) -> CheckResult:
     if declaration is None or not isinstance(check, declaration.model):
         return CheckResult(outcome_id, kind, False, f"unknown check type: {kind}")
     passed, detail = declaration.evaluate(check, context)
-    return CheckResult(outcome_id, declaration.reported_type, passed, detail)
+    return CheckResult(outcome_id, declaration.reported_type, passed, detail, declaration.tier, declaration.dimension)
 
 
 def declaration_problems(declaration: CheckType[Any]) -> list[str]:
@@ -142,6 +142,8 @@ def declaration_problems(declaration: CheckType[Any]) -> list[str]:
         problems.append(f"dimension {declaration.dimension!r} is not one of {[k for k, _ in DIMENSIONS]}")
     if declaration.family not in FAMILY_LISTS:
         problems.append(f"family {declaration.family!r} is not one of {list(FAMILY_LISTS)}")
+    if declaration.tier not in (1, 2):
+        problems.append(f"tier must be 1 (deterministic, gating) or 2 (judged, reported), got {declaration.tier!r}")
     result_type = declaration.result_type
     if result_type is not None and not (isinstance(result_type, str) and result_type):
         problems.append("result_type must be a non-empty string or None")

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pytest_pibench.results.document import validity
 from pytest_pibench.results.metrics import compute_metrics
+from pytest_pibench.results.row_checks import row_dimensions
 from pytest_pibench.results.types import ResultRow, ResultsDocument
 
 __all__ = ["leaderboard_path", "run_artifacts", "to_leaderboard"]
@@ -62,8 +63,9 @@ def _detail(row: ResultRow) -> dict[str, Any]:
     detail = {key: row.get(key, defaults.get(key)) for key in _DETAIL_KEYS}
     detail["reward"] = _reward(row)
     for key in _OPTIONAL_KEYS:
-        if row.get(key):
-            detail[key] = row[key]
+        value = row_dimensions(row) if key == "dimensions" else row.get(key)
+        if value:
+            detail[key] = value
     checks = row.get("outcome_checks")
     if checks:
         detail["outcome_checks"] = [

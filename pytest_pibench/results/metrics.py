@@ -13,20 +13,14 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from pytest_pibench.results.types import CheckEntry, FlagName, ResultRow, UsageKey
+from pytest_pibench.results.row_checks import row_checks
+from pytest_pibench.results.types import FlagName, ResultRow, UsageKey
 from pytest_pibench.results.uncertainty import judge_reliability, metric_uncertainty
-from pytest_pibench.vocab import COLUMNS, GROUPS, LABELS, TIER2_TYPES
+from pytest_pibench.vocab import COLUMNS, GROUPS, LABELS
 
 __all__ = ["COLUMNS", "GROUPS", "compute_metrics", "pass_hat_k", "wilson_interval"]
 
 _ERROR_STATUSES = ("error", "validation_error")
-
-
-def _checks(row: ResultRow) -> list[CheckEntry]:
-    dims = row.get("dimensions")
-    if isinstance(dims, Mapping) and dims:
-        return [c for d in dims.values() if isinstance(d, Mapping) for c in d.get("checks") or []]
-    return [c for c in row.get("outcome_checks") or [] if isinstance(c, Mapping)]
 
 
 def partial_credit(row: Mapping[str, Any], tier1_only: bool = False) -> float:
@@ -35,9 +29,9 @@ def partial_credit(row: Mapping[str, Any], tier1_only: bool = False) -> float:
 
 
 def _partial_credit(row: ResultRow, tier1_only: bool = False) -> float:
-    checks = [c for c in _checks(row) if c.get("passed") is not None]  # skipped checks do not count
+    checks = [c for c in row_checks(row) if c.get("passed") is not None]  # skipped checks do not count
     if tier1_only:
-        checks = [c for c in checks if c.get("type") not in TIER2_TYPES]
+        checks = [c for c in checks if c.get("tier") == 1]
     return sum(1 for c in checks if c.get("passed") is True) / len(checks) if checks else 0.0
 
 

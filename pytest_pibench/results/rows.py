@@ -17,7 +17,6 @@ from pytest_pibench.episode.loop import EpisodeResult
 from pytest_pibench.evaluation import ScenarioResult
 from pytest_pibench.results.types import (
     CheckEntry,
-    Dimension,
     ErrorDetail,
     EventFlags,
     LimitHit,
@@ -50,6 +49,7 @@ def _check_entry(result: CheckResult, notes: str | None = None) -> CheckEntry:
         "passed": result.passed,
         "detail": result.detail,
         "tier": result.tier,
+        "dimension": result.dimension,
     }
     if notes:
         entry["notes"] = notes
@@ -104,7 +104,6 @@ def scenario_row(
         "decision_valid": result.decision.decision_valid,
         "decision_error": result.decision.decision_error,
         "event_flags": _flags(result.event_flags),
-        "dimensions": cast(dict[str, Dimension], result.dimensions()),
         "outcome_checks": [_check_entry(r, notes.get(r.outcome_id)) for r in result.outcome_results],
     }
     if result.judge_votes:
@@ -169,10 +168,10 @@ def error_row(
         "decision_valid": False,
         "decision_error": "ASSESSMENT_ERROR",
         "event_flags": no_flags,
-        "dimensions": {},
         "outcome_checks": [],
         "seed": seed,
         "error": message,
         "error_detail": {"role": cause, "kind": "exception", "message": message, "traceback": traceback},
     }
     return cast(ResultRow, bound_row(cast(dict[str, Any], row)))  # a message can hold anything an exception said
+

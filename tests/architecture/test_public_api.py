@@ -132,7 +132,6 @@ def test_a_saved_transcript_rescores_identically(tmp_path):
     row = run_one(TOY_ALLOW, "baseline:allow")
     saved = json.loads(json.dumps(row["transcript"]))  # as read back from a results file
     again = evaluate(load_scenario(TOY_ALLOW), saved)
-    assert [c.to_dict() for c in again.outcome_results] == [
-        {k: v for k, v in c.items() if k != "tier"} for c in row["outcome_checks"]
-    ]
+    rescored = [{**c.to_dict(), "tier": c.tier, "dimension": c.dimension} for c in again.outcome_results]
+    assert rescored == row["outcome_checks"]
     assert again.event_flags == row["event_flags"] and again.all_passed == row["all_passed"]

@@ -60,7 +60,7 @@ def test_a_registered_type_loads_runs_and_scores_in_its_dimension(at_most, toy_d
 
     row = run_one(path, "oracle")  # a real episode: bound, run and scored
     assert row["all_passed"] is True
-    assert {"outcome_id": "X1", "type": "tool_called_at_most", "passed": True, "tier": 1,
+    assert {"outcome_id": "X1", "type": "tool_called_at_most", "passed": True, "tier": 1, "dimension": "permissibility",
             "detail": "tool_called_at_most(lookup_item, max=1): actual=1"} in row["outcome_checks"]
 
     transcript = json.loads(json.dumps(row["transcript"]))  # one more look-up: over the limit
@@ -130,5 +130,5 @@ def test_a_conftest_registers_a_type_for_a_pytest_run(toy_project):
     assert result.ret == 0, result.stdout.str()
     rows = json.loads((toy_project.path / "pibench-results.json").read_text())["rows"]
     (row,) = rows
-    assert {"outcome_id": "X2", "type": "never_escalated", "passed": True, "tier": 1,
+    assert {"outcome_id": "X2", "type": "never_escalated", "passed": True, "tier": 1, "dimension": "permissibility",
             "detail": "never_escalated=True"} in row["outcome_checks"]

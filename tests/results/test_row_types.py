@@ -215,8 +215,10 @@ def test_the_rows_reach_the_optional_keys_they_are_meant_to(engine_rows):
     }
     # Every key our writers always set is there in every row (upstream rows may lack them).
     for kind, row in engine_rows.items():
-        missing = {"agent", "failure_cause", "termination_reason", "dimensions", "outcome_checks"} - set(row)
+        missing = {"agent", "failure_cause", "termination_reason", "outcome_checks"} - set(row)
         assert not missing, f"{kind}: {missing}"
+        assert "dimensions" not in row  # each check is stored once, in outcome_checks (with its dimension)
+        assert all({"tier", "dimension"} <= set(c) for c in row["outcome_checks"])
 
 
 def test_the_checker_rejects_an_undeclared_key_and_a_wrong_type(engine_rows):
