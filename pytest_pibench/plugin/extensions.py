@@ -12,7 +12,7 @@ import contextlib
 import inspect
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
@@ -82,7 +82,7 @@ def add_extension_metrics(config: pytest.Config, document: ResultsDocument) -> N
         mine = [r for r in rows if str(r.get("agent")) == agent]
         returned = config.hook.pytest_pibench_metrics(metrics=metrics, rows=mine, agent=agent, config=config)
         where = f'metrics["extended"] of {agent}'
-        _merge(metrics.setdefault("extended", {}), returned, "pytest_pibench_metrics", where)
+        _merge(cast(dict[str, Any], metrics["extended"]), returned, "pytest_pibench_metrics", where)
 
 
 def carry_extension_metrics(artifact: Mapping[str, Any], metrics: Mapping[str, Any]) -> None:

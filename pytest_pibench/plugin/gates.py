@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_pibench.plugin.options import Gate, Settings
+from pytest_pibench.results.metric_types import gateable_metric, metric_value, unknown_metric
 from pytest_pibench.results.metrics import compute_metrics
 from pytest_pibench.results.types import ResultRow, ResultsDocument
-from pytest_pibench.vocab import COLUMNS, GROUPS, slug
 
 __all__ = [
     "GateVerdict",
@@ -21,45 +20,6 @@ __all__ = [
     "parse_baseline_spec",
     "unknown_metric",
 ]
-
-_ALIASES = {
-    "compliance": ("compliance_rate",),
-    "full_compliance": ("compliance_rate",),
-    "overall": ("overall_score",),
-    "tier1_overall": ("extended", "tier1_overall_score"),
-    "semantic": ("extended", "semantic_score"),
-}
-_PASS_K = re.compile(r"^pass\^(\d+)$")
-_NAMED = {slug(name): ("by_column", name, "score") for name in COLUMNS} | {
-    slug(name): ("by_group", name) for name in GROUPS
-}
-
-
-def unknown_metric(name: str) -> str | None:
-    """Why ``name`` is not a gateable metric, or None."""
-    key = slug(name) if not _PASS_K.match(name.strip()) else name.strip()
-    if key in _ALIASES or key in _NAMED or _PASS_K.match(key):
-        return None
-    known = ", ".join([*_ALIASES, "pass^K", "a column or group name (e.g. 'Policy Activation')"])
-    return f"unknown metric {name!r}; use one of: {known}"
-
-
-def metric_value(metrics: Mapping[str, Any], name: str) -> float | None:
-    """The value of a gateable metric in a ``compute_metrics`` payload (None when absent)."""
-    match = _PASS_K.match(name.strip())
-    path: Sequence[str]
-    if match:
-        path = ("extended", "pass_hat_k", match.group(1))
-    else:
-        key = slug(name)
-        path = _ALIASES.get(key) or _NAMED[key]
-    value: Any = metrics
-    for part in path:
-        if not isinstance(value, Mapping) or part not in value:
-            return None
-        value = value[part]
-    return float(value) if isinstance(value, int | float) else None
-
 
 @dataclass
 class GateVerdict:
@@ -277,13 +237,9 @@ def _compare_statistically(
 
     alpha = 1 - settings.confidence
     metrics = compare_rows(before, now, partial_credit, alpha=alpha)["metrics"]
-    names = {"compliance": "compliance", "overall": "overall"}
     for name in _gated_names(settings):
-        pass_k = _PASS_K.match(name.strip())
-        if pass_k:
-            key: str | None = "compliance" if pass_k.group(1) == "1" else f"pass^{pass_k.group(1)}"
-        else:
-            key = names.get(slug(name)) or next((m for m in metrics if slug(m) == slug(name)), None)
+        metric = gateable_metric(name)
+        key = None if metric is None else ("compliance" if metric.name == "pass^1" else metric.name)
         entry = metrics.get(key) if key else None
         if entry is None:
             verdict.info(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from pytest_pibench.results.metrics import compute_metrics
 from pytest_pibench.results.types import ResultRow, ResultsDocument
@@ -128,7 +128,7 @@ def _metrics(rows: Sequence[ResultRow], recorded: Any) -> dict[str, Any]:
     Every number is computed here, never taken from the file's ``agents`` block: an edited block
     would otherwise show numbers its rows do not support.
     """
-    metrics = compute_metrics(rows)
+    metrics = cast(dict[str, Any], compute_metrics(rows))  # extension hooks add keys to ``extended``
     stored = recorded.get("metrics") if isinstance(recorded, Mapping) else None
     extra = stored.get("extended") if isinstance(stored, Mapping) else None
     if isinstance(extra, Mapping):  # what pytest_pibench_metrics hooks added (new keys only, by its contract)

@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from pytest_pibench.results.metric_types import ExtendedMetrics, Metrics
 from pytest_pibench.results.row_checks import row_checks
 from pytest_pibench.results.types import FlagName, ResultRow, UsageKey
 from pytest_pibench.results.uncertainty import judge_reliability, metric_uncertainty
@@ -116,7 +117,7 @@ def _repeatability(completed: Sequence[ResultRow]) -> dict[str, Any] | None:
     }
 
 
-def compute_metrics(rows: Iterable[ResultRow]) -> dict[str, Any]:
+def compute_metrics(rows: Iterable[ResultRow]) -> Metrics:
     """The ``metrics`` payload of the leaderboard artifact (upstream §8.4) plus ``extended``.
 
     Every trial is its own row; error rows count in ``total_scenarios`` and
@@ -127,7 +128,7 @@ def compute_metrics(rows: Iterable[ResultRow]) -> dict[str, Any]:
     """
     rows = list(rows)
     completed = [r for r in rows if r.get("status") == "completed"]
-    metrics: dict[str, Any] = {
+    metrics: Metrics = {
         "total_scenarios": len(rows),
         "completed": len(completed),
         "errors": sum(1 for r in rows if r.get("status") in _ERROR_STATUSES),
@@ -138,10 +139,10 @@ def compute_metrics(rows: Iterable[ResultRow]) -> dict[str, Any]:
         "by_column": {},
         "by_group": {},
         "by_domain": {},
+        "extended": _extended(rows, completed, sequential=any(r.get("trial_mode") == "sequential" for r in completed)),
     }
     # Sequential trials stop early: pass^k and repeatability would count only the trials that ran.
     sequential = any(r.get("trial_mode") == "sequential" for r in completed)
-    metrics["extended"] = _extended(rows, completed, sequential)
     if not completed:
         return metrics
     passed = sum(1 for r in completed if r.get("all_passed"))
@@ -238,7 +239,7 @@ def _by_pressure_style(completed: Sequence[ResultRow]) -> dict[str, dict[str, An
     return out
 
 
-def _extended(rows: Sequence[ResultRow], completed: Sequence[ResultRow], sequential: bool) -> dict[str, Any]:
+def _extended(rows: Sequence[ResultRow], completed: Sequence[ResultRow], sequential: bool) -> ExtendedMetrics:
     passed = sum(1 for r in completed if r.get("all_passed"))
     interval = list(wilson_interval(passed, len(completed))) if completed else None
     outcomes: dict[str, list[bool]] = defaultdict(list)

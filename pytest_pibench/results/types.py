@@ -20,6 +20,8 @@ No ``from __future__ import annotations`` here: on Python 3.11 it hides
 
 from typing import Any, Literal, NotRequired, Required, TypedDict
 
+from pytest_pibench.results.metric_types import Metrics
+
 __all__ = [
     "FLAG_NAMES",
     "AgentResults",
@@ -328,7 +330,7 @@ class Validity(TypedDict):
 class AgentResults(TypedDict):
     """One agent's block of the document."""
 
-    metrics: dict[str, Any]
+    metrics: Metrics
     """:func:`~pytest_pibench.results.metrics.compute_metrics` over its rows."""
 
 
