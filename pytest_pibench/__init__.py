@@ -28,9 +28,9 @@ _EXPORTS: dict[str, str] = {
     "discover_scenarios": "scenario.loading",
     "json_schema": "scenario.loading",
     # domains and environment
-    "Domain": "domain.packs",
-    "DomainError": "domain.packs",
-    "load_domain": "domain.packs",
+    "Domain": "packs.loading",
+    "DomainError": "packs.loading",
+    "load_domain": "packs.loading",
     "Environment": "env.environment",
     "TraceEntry": "transcript",
     "deep_merge": "env.environment",
@@ -81,9 +81,6 @@ if TYPE_CHECKING:
     # ``_EXPORTS``, re-exported explicitly (``name as name``). A test holds the two equal.
     from pytest_pibench.checks.decision import resolve_decision as resolve_decision
     from pytest_pibench.checks.result import CheckResult as CheckResult
-    from pytest_pibench.domain.packs import Domain as Domain
-    from pytest_pibench.domain.packs import DomainError as DomainError
-    from pytest_pibench.domain.packs import load_domain as load_domain
     from pytest_pibench.env.binding import Binding as Binding
     from pytest_pibench.env.binding import bind_scenario as bind_scenario
     from pytest_pibench.env.environment import Environment as Environment
@@ -98,6 +95,9 @@ if TYPE_CHECKING:
     from pytest_pibench.episode.seeds import derive_seed as derive_seed
     from pytest_pibench.evaluation import ScenarioResult as ScenarioResult
     from pytest_pibench.evaluation import evaluate as evaluate
+    from pytest_pibench.packs.loading import Domain as Domain
+    from pytest_pibench.packs.loading import DomainError as DomainError
+    from pytest_pibench.packs.loading import load_domain as load_domain
     from pytest_pibench.participants.builtins import BaselineAgent as BaselineAgent
     from pytest_pibench.participants.builtins import OracleAgent as OracleAgent
     from pytest_pibench.participants.schemes import AgentSpecError as AgentSpecError

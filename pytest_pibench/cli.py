@@ -98,7 +98,7 @@ def resolve_scenario_arg(arg: str) -> str:
     """
     if Path(arg.split("::")[0]).exists():
         return arg
-    from pytest_pibench.domain.packs import canonical_domain_name
+    from pytest_pibench.packs.loading import canonical_domain_name
     from pytest_pibench.scenario.loading import discover_scenarios
 
     roots = _named_roots()
@@ -129,7 +129,7 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     Each ``--pibench-NAME`` of the plugin's option table is ``--NAME`` here, with
     the plugin's help text and value type, so the two never drift apart.
     """
-    from pytest_pibench.plugin.options import OPTIONS
+    from pytest_pibench.plugin.settings import OPTIONS
 
     for option in OPTIONS:
         kwargs: dict[str, Any] = {
@@ -150,7 +150,7 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
 
 def _pytest_args(args: argparse.Namespace, paths: list[str], extra: list[str]) -> list[str]:
     """pytest's arguments for a ``pi run``: each flag given becomes its ``--pibench-*`` option."""
-    from pytest_pibench.plugin.options import OPTIONS
+    from pytest_pibench.plugin.settings import OPTIONS
 
     agents = list(getattr(args, "pibench_agent", None) or [])
     if args.agent_llm:
@@ -170,7 +170,7 @@ def _pytest_args(args: argparse.Namespace, paths: list[str], extra: list[str]) -
 
 
 def _domain_dir(domain: str) -> Path:
-    from pytest_pibench.domain.packs import canonical_domain_name
+    from pytest_pibench.packs.loading import canonical_domain_name
     from pytest_pibench.paths import bundled_scenarios_dir
 
     for root in (Path.cwd() / "scenarios", bundled_scenarios_dir()):
@@ -183,7 +183,7 @@ def _domain_dir(domain: str) -> Path:
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
-    from pytest_pibench.domain.packs import canonical_domain_name
+    from pytest_pibench.packs.loading import canonical_domain_name
     from pytest_pibench.paths import bundled_scenarios_dir
     from pytest_pibench.scenario.loading import ScenarioError, discover_scenarios, load_scenario
 

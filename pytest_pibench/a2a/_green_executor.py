@@ -35,7 +35,7 @@ from pytest_pibench.a2a.assessment import (
     url_allowed,
 )
 from pytest_pibench.bounds import strict_dumps
-from pytest_pibench.participants.a2a.wire import narrow_numbers
+from pytest_pibench.participants.a2a_client.wire import narrow_numbers
 from pytest_pibench.results.document import Journal, atomic_write_json, journal_path
 from pytest_pibench.results.leaderboard import run_artifacts, to_leaderboard
 from pytest_pibench.results.types import ResultRow

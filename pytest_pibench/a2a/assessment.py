@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from pytest_pibench.domain.packs import canonical_domain_name
 from pytest_pibench.episode.limits import OBSERVER_MODES, EpisodeLimits
 from pytest_pibench.inputs import InputError, http_url
+from pytest_pibench.packs.loading import canonical_domain_name
 from pytest_pibench.paths import bundled_scenarios_dir
 from pytest_pibench.results.document import Journal
 from pytest_pibench.results.types import ResultRow, ResultsDocument

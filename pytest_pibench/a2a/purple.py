@@ -10,7 +10,7 @@ tests serve the oracle::
 
 One session per A2A context (an episode): the agent object, its state, and a
 lock, since turns of one context arrive in order. With ``bootstrap=True`` the
-card declares :data:`~pytest_pibench.participants.a2a.wire.BOOTSTRAP_EXTENSION`
+card declares :data:`~pytest_pibench.participants.a2a_client.wire.BOOTSTRAP_EXTENSION`
 and the policy, task and tools arrive once; a stateless request (all of it,
 every turn) opens the session on its first turn. Sessions are bounded
 (``max_sessions``, oldest dropped first): a dropped context gets a JSON-RPC
@@ -39,7 +39,12 @@ from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from pytest_pibench.participants.a2a.wire import BOOTSTRAP_EXTENSION, narrow_numbers, openai_messages, reply_payload
+from pytest_pibench.participants.a2a_client.wire import (
+    BOOTSTRAP_EXTENSION,
+    narrow_numbers,
+    openai_messages,
+    reply_payload,
+)
 
 __all__ = ["AgentMaker", "PurpleExecutor", "purple_app", "purple_card"]
 

@@ -24,7 +24,7 @@ from a2a.utils.errors import InvalidParamsError, UnsupportedOperationError
 from google.protobuf.json_format import MessageToDict
 from starlette.applications import Starlette
 
-from pytest_pibench.participants.a2a.wire import narrow_numbers
+from pytest_pibench.participants.a2a_client.wire import narrow_numbers
 from pytest_pibench.transcript import TraceEntry
 
 __all__ = ["UserExecutor", "user_app"]

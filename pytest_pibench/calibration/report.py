@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_pibench.calibration.records import CalibrationError, calibration_files, load_calibration_record
-from pytest_pibench.domain.packs import DomainError, canonical_domain_name
+from pytest_pibench.packs.loading import DomainError, canonical_domain_name
 from pytest_pibench.participants.replay import RecordError
 from pytest_pibench.play.records import record_scenario_path, score_record
 from pytest_pibench.results.metrics import wilson_interval

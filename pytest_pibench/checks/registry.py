@@ -3,7 +3,7 @@
 The scenario schema (which ``type`` values each ``evaluation_criteria`` list
 accepts and how each validates), dispatch (:func:`run_check`), the dimension
 of each result type (:func:`dimension_of`) and the tool rules
-(:mod:`pytest_pibench.checks.tools`) all read this registry, so registering a
+(:mod:`pytest_pibench.checks.tool_roles`) all read this registry, so registering a
 :class:`~pytest_pibench.checks.base.CheckType` is all it takes to add a check
 type. A type registered after scenarios were loaded validates from then on
 (no model is rebuilt).

@@ -15,10 +15,10 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
-from pytest_pibench.checks.tools import tools_named_by
-from pytest_pibench.domain.packs import Domain, UnknownDomainError, load_domain
-from pytest_pibench.domain.tools import Tool
+from pytest_pibench.checks.tool_roles import tools_named_by
 from pytest_pibench.env.environment import Environment, deep_merge
+from pytest_pibench.packs.loading import Domain, UnknownDomainError, load_domain
+from pytest_pibench.packs.typed_tools import Tool
 from pytest_pibench.paths import bundled_root, workspace_root_for
 from pytest_pibench.scenario.loading import ScenarioError
 from pytest_pibench.scenario.models import Scenario

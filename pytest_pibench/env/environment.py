@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pytest_pibench.domain.tools import Tool, ToolArgumentError
+from pytest_pibench.packs.typed_tools import Tool, ToolArgumentError
 from pytest_pibench.toolkit import ToolError, copy_record
 from pytest_pibench.transcript import TraceEntry  # re-exported: its home moved down for the checks
 

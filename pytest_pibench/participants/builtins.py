@@ -25,7 +25,7 @@ from typing import Any
 
 from pytest_pibench.env.binding import bind_scenario
 from pytest_pibench.episode.messages import build_tool_call, is_stop_signal
-from pytest_pibench.participants.a2a.scheme import A2A_SCHEME
+from pytest_pibench.participants.a2a_client.scheme import A2A_SCHEME
 from pytest_pibench.participants.replay import REPLAY_SCHEME
 from pytest_pibench.participants.schemes import AgentSpecError, JudgeFactory, ParticipantFactory, Scheme
 from pytest_pibench.scenario.loading import ScenarioError

@@ -31,8 +31,8 @@ from pytest_pibench.plugin.keys import (
     SETTINGS_KEY,
     SETTLED_KEY,
 )
-from pytest_pibench.plugin.options import Settings, add_options, read_settings
 from pytest_pibench.plugin.outputs import check_outputs
+from pytest_pibench.plugin.settings import Settings, add_options, read_settings
 
 __all__ = [
     "pytest_addhooks",
@@ -97,7 +97,7 @@ def pytest_configure(config: pytest.Config) -> None:
     settings = read_settings(config)
     config.stash[SETTINGS_KEY] = settings
     if settings.run.domain_paths:
-        from pytest_pibench.domain.packs import set_domain_paths
+        from pytest_pibench.packs.loading import set_domain_paths
 
         set_domain_paths(settings.run.domain_paths)
     config.addinivalue_line("markers", "pibench: a pi-bench scenario item")
@@ -130,8 +130,8 @@ def pytest_configure(config: pytest.Config) -> None:
             resolve_judge(settings.run.judge, settings.run.params("judge"), schemes=participant_schemes(config))
         except AgentSpecError as exc:
             raise pytest.UsageError(f"--pibench-judge: {exc}") from None
-    from pytest_pibench.plugin.collector import ResultCollector  # light: no engine import at module level
     from pytest_pibench.plugin.gates import baseline_problem, parse_baseline_spec, unknown_metric
+    from pytest_pibench.plugin.results_collector import ResultCollector  # light: no engine import at module level
     from pytest_pibench.results.reading import read_baseline
 
     for gate in settings.fail_under:
@@ -214,7 +214,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     root = _collection_root(file_path, parent.config)
     if root is None or not is_scenario_candidate(file_path, root):
         return None
-    from pytest_pibench.plugin.collect import ScenarioModule
+    from pytest_pibench.plugin.scenario_files import ScenarioModule
 
     return ScenarioModule.from_parent(parent, path=file_path)
 

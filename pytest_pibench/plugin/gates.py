@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_pibench.plugin.options import Gate, Settings
+from pytest_pibench.plugin.settings import Gate, Settings
 from pytest_pibench.results.metric_types import gateable_metric, metric_value, unknown_metric
 from pytest_pibench.results.metrics import compute_metrics
 from pytest_pibench.results.types import ResultRow, ResultsDocument

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from pytest_pibench.plugin.host import is_xdist_worker
-from pytest_pibench.plugin.options import Settings
+from pytest_pibench.plugin.settings import Settings
 from pytest_pibench.results.types import ResultRow
 
 __all__ = [

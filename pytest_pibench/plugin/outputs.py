@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_pibench.plugin.host import is_xdist_worker
-from pytest_pibench.plugin.options import Settings
+from pytest_pibench.plugin.settings import Settings
 
 __all__ = ["check_outputs"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_pibench.plugin.options import Settings
+from pytest_pibench.plugin.settings import Settings
 
 __all__ = ["configure_sequential"]
 

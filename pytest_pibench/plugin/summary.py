@@ -6,13 +6,13 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pytest_pibench.plugin.extensions import extension_summary_rows
-from pytest_pibench.plugin.options import ERROR_BUDGET_EXIT_CODE, GATE_EXIT_CODE, INCONCLUSIVE_EXIT_CODE
+from pytest_pibench.plugin.settings import ERROR_BUDGET_EXIT_CODE, GATE_EXIT_CODE, INCONCLUSIVE_EXIT_CODE
 from pytest_pibench.results.document import error_budget_exceeded
 from pytest_pibench.results.types import ResultRow, ResultsDocument
 from pytest_pibench.vocab import GROUPS
 
 if TYPE_CHECKING:
-    from pytest_pibench.plugin.collector import ResultCollector
+    from pytest_pibench.plugin.results_collector import ResultCollector
 
 __all__ = ["summary_lines", "write_summary"]
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_pibench.bounds import strict_dumps
-from pytest_pibench.plugin.options import ERROR_BUDGET_EXIT_CODE
+from pytest_pibench.plugin.settings import ERROR_BUDGET_EXIT_CODE
 from pytest_pibench.results.document import atomic_write_json
 from pytest_pibench.results.leaderboard import leaderboard_path, run_artifacts
 from pytest_pibench.results.merge import MergeError, merge_documents

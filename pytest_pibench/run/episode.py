@@ -12,7 +12,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pytest_pibench.domain.packs import DomainError
 from pytest_pibench.env.binding import Binding, bind_scenario
 from pytest_pibench.episode.caller import (
     CallTimeout,
@@ -25,6 +24,7 @@ from pytest_pibench.episode.limits import EpisodeLimits
 from pytest_pibench.episode.loop import EpisodeResult, play_episode
 from pytest_pibench.episode.protocols import InfrastructureError, JudgeProtocol
 from pytest_pibench.evaluation import evaluate
+from pytest_pibench.packs.loading import DomainError
 from pytest_pibench.participants.specs import AgentSpec, resolve_agent
 from pytest_pibench.participants.users import ScriptedUser
 from pytest_pibench.results.rows import error_row, scenario_row

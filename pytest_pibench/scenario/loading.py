@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from pytest_pibench.checks.decision import DecisionEqualsCheck
 from pytest_pibench.checks.registry import check_type_names
 from pytest_pibench.checks.state import StateFieldCheck, field_path_problem
-from pytest_pibench.checks.tools import tool_consistency_problems
+from pytest_pibench.checks.tool_roles import tool_consistency_problems
 from pytest_pibench.paths import is_scenario_candidate
 from pytest_pibench.scenario.models import SCHEMA_VERSION, Scenario
 from pytest_pibench.scenario.strict_json import StrictJSONError, decode_strict

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from pytest_pibench.checks.base import FAMILY_LISTS, CheckModel, NonEmptyStr
 from pytest_pibench.checks.schema import JudgeCheck, PolicyCheck, StateCheck
-from pytest_pibench.checks.tools import tools_with_role
+from pytest_pibench.checks.tool_roles import tools_with_role
 from pytest_pibench.scenario.script import ScriptedTurn
 from pytest_pibench.vocab import LABELS
 

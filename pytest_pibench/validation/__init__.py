@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_pibench.domain.packs import DomainError
 from pytest_pibench.env.binding import Binding, bind_scenario
+from pytest_pibench.packs.loading import DomainError
 from pytest_pibench.scenario.loading import ScenarioError, discover_scenarios, load_scenario
 from pytest_pibench.scenario.models import Scenario
 from pytest_pibench.validation.fact_rules import FactCoverage, fact_coverage, fact_set_problems

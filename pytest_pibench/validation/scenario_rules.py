@@ -9,7 +9,7 @@ from typing import Any
 
 from pytest_pibench.checks.state import StateFieldCheck
 from pytest_pibench.checks.text import MessageNotContainsCheck
-from pytest_pibench.checks.tools import tools_named_by
+from pytest_pibench.checks.tool_roles import tools_named_by
 from pytest_pibench.checks.trace import ToolCalledWithCheck
 from pytest_pibench.env.binding import Binding, bind_scenario, unknown_check_tools
 from pytest_pibench.episode.loop import EpisodeResult

@@ -9,7 +9,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from pytest_pibench.checks.tools import ordered_pairs
+from pytest_pibench.checks.tool_roles import ordered_pairs
 from pytest_pibench.env.binding import Binding, bind_scenario
 from pytest_pibench.evaluation import evaluate
 from pytest_pibench.participants.builtins import ROUTINE_BASELINE_DECISIONS, RoutineAgent

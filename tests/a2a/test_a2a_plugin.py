@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-
-import pytest
 from typing import Any
 
+import pytest
 from a2a_servers import bundled, serve  # skips this module without the a2a extra
 
 

@@ -12,9 +12,9 @@ import pytest
 from a2a_servers import assess, bundled, serve  # skips this module without the a2a extra
 
 from pytest_pibench.a2a.assessment import AssessmentRequestError, parse_request
-from pytest_pibench.episode.limits import EpisodeLimits
 from pytest_pibench.a2a.green import MAX_REQUEST_BYTES, green_app
 from pytest_pibench.a2a.serving import ServerThread
+from pytest_pibench.episode.limits import EpisodeLimits
 from pytest_pibench.report import report_command
 
 RETAIL = sorted(s.scenario_id for s in bundled() if s.meta.domain == "retail")
@@ -259,7 +259,7 @@ def test_a_card_cannot_send_the_client_elsewhere():
     """A card naming another address (port 9, where nothing listens): requests go to the origin the caller named."""
     from a2a_servers import oracle_for
 
-    from pytest_pibench import load_scenario, resolve_agent, run_one
+    from pytest_pibench import resolve_agent, run_one
     from pytest_pibench.a2a.purple import purple_app
 
     scenario = next(s for s in bundled() if s.meta.domain == "retail")

@@ -8,15 +8,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from a2a_servers import CuttableProxy, bundled, oracle_for, serve  # skips this module without the a2a extra
 from a2a.helpers import new_message, new_url_part
 from a2a.server.agent_execution import AgentExecutor
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
 from a2a.server.tasks import InMemoryTaskStore
-from conftest import TOY_ALLOW
+from a2a_servers import CuttableProxy, bundled, oracle_for, serve  # skips this module without the a2a extra
 from starlette.applications import Starlette
 
+from conftest import TOY_ALLOW
 from pytest_pibench import AgentSpecError, load_scenario, resolve_agent, run_one
 from pytest_pibench.a2a.purple import purple_app, purple_card
 from pytest_pibench.a2a.serving import ServerThread
@@ -98,7 +98,7 @@ def test_what_each_request_carries(bootstrap):
     assert all(d["seed"] == data[0]["seed"] for d in data[1:] if "seed" in d)
     turns = data[1:] if bootstrap else data
     assert turns[-1]["messages"][0]["role"] == "assistant"  # the greeting opens the conversation
-    from pytest_pibench.participants.a2a.wire import openai_messages
+    from pytest_pibench.participants.a2a_client.wire import openai_messages
 
     for before, after in zip(turns, turns[1:], strict=False):  # the conversation only grows, by what happened
         assert after["messages"][: len(before["messages"])] == before["messages"]

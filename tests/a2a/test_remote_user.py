@@ -8,9 +8,9 @@ import pytest
 from a2a_servers import bundled  # skips this module without the a2a extra
 
 from pytest_pibench import resolve_agent, run_one
-from pytest_pibench.participants.specs import resolve_user
 from pytest_pibench.a2a.serving import ServerThread
 from pytest_pibench.a2a.user import user_app
+from pytest_pibench.participants.specs import resolve_user
 from pytest_pibench.participants.users import ScriptedUser
 
 ALL = bundled()

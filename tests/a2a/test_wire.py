@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_pibench.participants.a2a.wire import (
+from pytest_pibench.participants.a2a_client.wire import (
     BOOTSTRAP_EXTENSION,
     A2AReplyError,
     bootstrap_context_id,

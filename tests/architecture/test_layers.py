@@ -8,7 +8,7 @@ Layers, bottom to top (a module may import from its own layer and the ones below
 1. ``checks``: the check registry, one declaration per check type (model, evaluator, dimension, tool
    roles), all pure; below ``scenario`` because the scenario schema is derived from the registry
 2. ``scenario``: scenario models and loading
-3. ``domain``: domain packs and typed tools
+3. ``packs``: loading domain packs (folders, entry points, declarative ones) and typed tools
 4. ``env``: one episode's environment and a scenario bound to its domain
 5. ``episode``: messages, participant protocols, seeds, the loop
 6. ``participants``: agents, users, judges
@@ -34,7 +34,7 @@ LAYERS: dict[str, int] = {
     "vocab": 0, "paths": 0, "bounds": 0, "toolkit": 0, "transcript": 0, "statediff": 0, "inputs": 0,
     "checks": 1,
     "scenario": 2,
-    "domain": 3,
+    "packs": 3,
     "env": 4,
     "episode": 5,
     "participants": 6,

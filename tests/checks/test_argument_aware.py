@@ -18,7 +18,7 @@ from pydantic import TypeAdapter, ValidationError
 from pytest_pibench.checks import CheckContext, run_check
 from pytest_pibench.checks.decision import resolve_decision
 from pytest_pibench.checks.schema import PolicyCheck
-from pytest_pibench.domain.packs import load_pack_module
+from pytest_pibench.packs.loading import load_pack_module
 from pytest_pibench.toolkit import normalize_name
 from pytest_pibench.transcript import TraceEntry
 

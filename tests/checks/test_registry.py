@@ -26,7 +26,7 @@ from pytest_pibench.checks import (
 from pytest_pibench.checks.base import FAMILY_LISTS, Dimension
 from pytest_pibench.checks.registry import declaration_problems, dimension_of
 from pytest_pibench.checks.schema import PolicyCheck
-from pytest_pibench.checks.tools import ordered_pairs, tool_consistency_problems, tools_named_by, tools_with_role
+from pytest_pibench.checks.tool_roles import ordered_pairs, tool_consistency_problems, tools_named_by, tools_with_role
 from pytest_pibench.scenario.loading import json_schema
 from pytest_pibench.scenario.models import EvaluationCriteria
 

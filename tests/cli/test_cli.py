@@ -8,9 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from conftest import TOY_ALLOW, TOY_WORKSPACE
-
 from pytest_pibench.cli import _pytest_args, _run_options, main
 
 
@@ -91,7 +89,7 @@ def test_upstream_flags_map_to_plugin_options():
 
 
 def test_every_plugin_option_is_a_pi_run_flag_with_the_plugin_help():
-    from pytest_pibench.plugin.options import OPTIONS
+    from pytest_pibench.plugin.settings import OPTIONS
 
     parser = argparse.ArgumentParser()
     _run_options(parser)

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from conftest import TOY_WORKSPACE
 
 USAGE_ERROR = 4

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TOY_ALLOW, TOY_ESCALATE
 
+from conftest import TOY_ALLOW, TOY_ESCALATE
 from pytest_pibench.cli import USAGE_ERROR, main
 from pytest_pibench.results.document import atomic_write_json, results_document
 from pytest_pibench.results.rows import error_row

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import TOY_ALLOW, TOY_ESCALATE
 
+from conftest import TOY_ALLOW, TOY_ESCALATE
 from pytest_pibench import (
     DomainError,
     ScenarioError,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import TOY_ALLOW
 
+from conftest import TOY_ALLOW
 from pytest_pibench import evaluate, load_scenario, run_episode, run_one
 from pytest_pibench.scenario.loading import ScenarioError
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import TOY_ALLOW, TOY_ESCALATE
 
+from conftest import TOY_ALLOW, TOY_ESCALATE
 from pytest_pibench import STOP_SIGNALS, evaluate, load_scenario, run_episode, run_suite
 
 

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import TOY_ALLOW
 
+from conftest import TOY_ALLOW
 from pytest_pibench import AgentSpec, run_one
 from pytest_pibench.bounds import ROW_DEPTH_LIMIT, ROW_ITEM_LIMIT, bound_row, strict_dumps
 from pytest_pibench.episode.caller import TRACEBACK_LIMIT

@@ -6,14 +6,14 @@ import json
 from typing import Any
 
 import pytest
-from conftest import TOY_ALLOW, requires_llm
 
+from conftest import TOY_ALLOW, requires_llm
 from pytest_pibench import compute_metrics, evaluate, load_scenario, run_episode, run_one
-from pytest_pibench.participants.specs import AgentSpec
 from pytest_pibench.bounds import DETAIL_LIMIT, ROW_STRING_LIMIT, bound_row, bound_text
+from pytest_pibench.episode.protocols import InfrastructureError
 from pytest_pibench.evaluation import NORMAL_TERMINATIONS
 from pytest_pibench.participants.llm.judge import LiteLLMJudge
-from pytest_pibench.episode.protocols import InfrastructureError
+from pytest_pibench.participants.specs import AgentSpec
 from pytest_pibench.testing import FakeLLMServer, reply
 
 LOOKUP = {"name": "lookup_item", "arguments": {"item_id": "IT-1"}}

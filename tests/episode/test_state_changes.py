@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from conftest import TOY_ALLOW
-
 from pytest_pibench import load_scenario, run_one
 from pytest_pibench.statediff import MAX_CHANGES, state_changes
 

@@ -7,8 +7,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import TOY_ALLOW
 
+from conftest import TOY_ALLOW
 from pytest_pibench import load_scenario, resolve_agent, run_one
 from pytest_pibench.participants.specs import resolve_judge
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from conftest import TOY_ALLOW
 
+from conftest import TOY_ALLOW
 from pytest_pibench import AgentSpecError, BaselineAgent, OracleAgent, ScenarioError, load_scenario, resolve_agent
 
 AGENT_MODULE = """

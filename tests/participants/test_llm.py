@@ -6,15 +6,15 @@ import json
 from typing import Any
 
 import pytest
-from conftest import TOY_ALLOW, TOY_ESCALATE, requires_llm
 
+from conftest import TOY_ALLOW, TOY_ESCALATE, requires_llm
 from pytest_pibench import evaluate, load_scenario, run_episode, run_one
-from pytest_pibench.participants.specs import resolve_agent, resolve_judge, resolve_user
-from pytest_pibench.participants.llm.client import LLMClient
+from pytest_pibench.episode.protocols import InfrastructureError
 from pytest_pibench.participants.llm.agent import LiteLLMAgent
+from pytest_pibench.participants.llm.client import LLMClient
 from pytest_pibench.participants.llm.judge import LiteLLMJudge, parse_verdict
 from pytest_pibench.participants.llm.user import LiteLLMUser
-from pytest_pibench.episode.protocols import InfrastructureError
+from pytest_pibench.participants.specs import resolve_agent, resolve_judge, resolve_user
 from pytest_pibench.testing import FakeLLMServer, Reply, reply
 
 pytestmark = requires_llm  # every test here needs litellm (the llm extra)

@@ -7,8 +7,8 @@ import time
 from typing import Any
 
 import pytest
-from conftest import requires_llm
 
+from conftest import requires_llm
 from pytest_pibench.participants.llm.limits import ProviderLimit, _Limiter, parse_rate_limit, per_worker
 from pytest_pibench.testing import FakeLLMServer
 

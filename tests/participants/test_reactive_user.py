@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pytest_pibench import OracleAgent, ScriptedUser, ScenarioError, evaluate, load_scenario, run_episode
+from pytest_pibench import OracleAgent, ScenarioError, ScriptedUser, evaluate, load_scenario, run_episode
 from pytest_pibench.validation import validate_scenario
 
 REACTIVE_TURN: dict[str, Any] = {

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import TOY_ALLOW, TOY_ESCALATE
 from pytest_pibench import bundled_scenarios_dir, discover_scenarios, evaluate, load_scenario, run_episode
-from pytest_pibench.domain.packs import DomainError, load_domain, load_domain_dir
+from pytest_pibench.packs.loading import DomainError, load_domain, load_domain_dir
 from pytest_pibench.participants.builtins import ROUTINE_BASELINE_DECISIONS, RoutineAgent
 from pytest_pibench.participants.specs import AgentSpecError, BaselineAgent, resolve_agent
 from pytest_pibench.runner import run_one

@@ -11,8 +11,8 @@ import os
 import sys
 
 import pytest
-from conftest import TOY_ALLOW
 
+from conftest import TOY_ALLOW
 from pytest_pibench import BaselineAgent, OracleAgent, ScriptedUser, load_scenario, run_one
 from pytest_pibench.participants.schemes import ENTRY_POINT_GROUP, AgentSpecError, Scheme, SchemeRegistry
 from pytest_pibench.participants.specs import default_schemes, resolve_agent, resolve_judge, resolve_user

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from pytest_pibench.plugin.gates import check_gates, parse_baseline_spec
+from pytest_pibench.plugin.settings import Gate, Settings
 from pytest_pibench.results.metrics import compute_metrics
-from pytest_pibench.plugin.options import Gate, Settings
 
 ALLOW_ID = "TOY_001_ITEM_REFUND"
 ESC_ID = "TOY_002_EXPENSIVE_REFUND"

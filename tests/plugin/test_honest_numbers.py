@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from conftest import BROKEN_USER
 
 CRASH_UNLESS_ADA = """

@@ -11,11 +11,10 @@ import json
 import re
 
 import pytest
+
 from conftest import BROKEN_USER
-
 from pytest_pibench.cli import main
-from pytest_pibench.plugin.options import GATE_EXIT_CODE
-
+from pytest_pibench.plugin.settings import GATE_EXIT_CODE
 
 
 def test_a_run_of_error_rows_only_shows_no_metric_values(toy_project):

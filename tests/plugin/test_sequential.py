@@ -152,7 +152,7 @@ def test_a_sequential_run_is_neither_a_baseline_nor_compared_as_rates_and_a_fixe
 
 def test_the_min_pass_gate_fails_a_scenario_whose_every_trial_was_an_error():
     from pytest_pibench.plugin.gates import check_gates
-    from pytest_pibench.plugin.options import Settings
+    from pytest_pibench.plugin.settings import Settings
     from pytest_pibench.run.config import RunConfig
 
     rows = [{"agent": "a", "scenario_id": "S", "trial": t, "status": "error", "all_passed": False} for t in range(3)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_pibench.plugin.gates import check_gates
-from pytest_pibench.plugin.options import Settings
+from pytest_pibench.plugin.settings import Settings
 from pytest_pibench.run.config import RunConfig
 
 
@@ -76,7 +76,7 @@ def test_bad_gate_options_are_usage_errors(pytester):
 
 
 def test_pass_hat_k_is_gated_on_paired_evidence():
-    from pytest_pibench.plugin.options import Gate
+    from pytest_pibench.plugin.settings import Gate
 
     before = _rows("a", [[True, True]] * 30)
     now = _rows("a", [[True, True]] * 10 + [[True, False]] * 20)

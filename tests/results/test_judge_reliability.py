@@ -5,8 +5,8 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from conftest import TOY_ALLOW
 
+from conftest import TOY_ALLOW
 from pytest_pibench import load_scenario, run_one
 from pytest_pibench.results.metrics import compute_metrics
 from pytest_pibench.results.uncertainty import judge_reliability, krippendorff_alpha_nominal

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TOY_ALLOW, TOY_ESCALATE
 
+from conftest import TOY_ALLOW, TOY_ESCALATE
 from pytest_pibench.results.document import atomic_write_json, journal_path, results_document
 from pytest_pibench.results.reading import RowsError, read_baseline, read_rows_file
 from pytest_pibench.runner import run_one

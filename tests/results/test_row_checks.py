@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 from conftest import TOY_ALLOW
-
 from pytest_pibench import evaluate, load_scenario, run_one, to_leaderboard
 from pytest_pibench.checks.base import CheckType
 from pytest_pibench.checks.judge import NLJudgeCheck

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TOY_ALLOW, TOY_ESCALATE
 
+from conftest import TOY_ALLOW, TOY_ESCALATE
 from pytest_pibench import AgentSpec, OracleAgent, bundled_scenarios_dir, discover_scenarios, run_suite
 from pytest_pibench.inputs import InputError
 from pytest_pibench.results.document import Journal

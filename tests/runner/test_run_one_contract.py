@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from conftest import TOY_ALLOW
 
+from conftest import TOY_ALLOW
 from pytest_pibench import AgentSpec, AgentSpecError, run_one, run_suite
 
 

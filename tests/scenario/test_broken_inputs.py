@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import TOY_ALLOW
 
+from conftest import TOY_ALLOW
 from pytest_pibench import ScenarioError, bind_scenario, discover_scenarios, load_scenario, validate
 from pytest_pibench.paths import is_scenario_candidate
 from pytest_pibench.runner import run_one

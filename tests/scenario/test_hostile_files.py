@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TOY_ALLOW
 
+from conftest import TOY_ALLOW
 from pytest_pibench import ScenarioError, bind_scenario, load_scenario
 from pytest_pibench.cli import main
-from pytest_pibench.domain.packs import DomainError
+from pytest_pibench.packs.loading import DomainError
 from pytest_pibench.paths import is_scenario_candidate
 from pytest_pibench.runner import run_one
 from pytest_pibench.scenario.strict_json import MAX_DEPTH, MAX_INT_DIGITS, StrictJSONError, decode_strict

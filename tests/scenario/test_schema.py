@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import DATA, TOY_ALLOW
 
+from conftest import DATA, TOY_ALLOW
 from pytest_pibench import ScenarioError, discover_scenarios, json_schema, load_scenario
 from pytest_pibench.checks.trace import ToolBeforeToolCheck, ToolCalledWithCheck
 

@@ -8,7 +8,6 @@ import subprocess
 import sys
 
 from conftest import TOY_ALLOW, TOY_ESCALATE
-
 from pytest_pibench import validate
 
 

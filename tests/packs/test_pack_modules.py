@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pytest_pibench import evaluate, load_scenario, run_episode
-from pytest_pibench.domain.packs import DomainError, load_domain_dir, load_pack_module
+from pytest_pibench.packs.loading import DomainError, load_domain_dir, load_pack_module
 from pytest_pibench.participants.builtins import OracleAgent
 
 TOYSHOP = Path(__file__).resolve().parents[1] / "data" / "workspace" / "domains" / "toyshop"

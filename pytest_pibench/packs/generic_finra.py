@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from pytest_pibench.domain.generic import find_record, find_with_id, handler, next_id, now, same, soft_error
+from pytest_pibench.packs.generic import find_record, find_with_id, handler, next_id, now, same, soft_error
 
 __all__: list[str] = []
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_pibench.domain.generic import find_record, handler, next_id, now, records, same, soft_error
+from pytest_pibench.packs.generic import find_record, handler, next_id, now, records, same, soft_error
 
 __all__: list[str] = []
 

@@ -1,7 +1,7 @@
 """The A2A payloads of pi-bench: what the benchmark sends a purple agent, and how its reply is read.
 
 Pure functions over JSON values (no a2a-sdk import), shared by the client
-(:mod:`pytest_pibench.participants.a2a.client`) and the servers of
+(:mod:`pytest_pibench.participants.a2a_client.client`) and the servers of
 :mod:`pytest_pibench.a2a`. The envelope is standard A2A 1.x (a ``Message``
 with a message id, the episode's context id and a ``data`` part); the keys of
 the data part follow upstream pi-bench, so a purple agent written for it reads

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_pibench.domain import generic_finra, generic_helpdesk, generic_retail  # noqa: F401  (they register)
-from pytest_pibench.domain.generic import find_record, handler, next_id, now, soft_error
+from pytest_pibench.packs import generic_finra, generic_helpdesk, generic_retail  # noqa: F401  (they register)
+from pytest_pibench.packs.generic import find_record, handler, next_id, now, soft_error
 
 __all__: list[str] = []
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from pytest_pibench.domain.generic import find_record, find_with_id, handler, next_id, now, soft_error
+from pytest_pibench.packs.generic import find_record, find_with_id, handler, next_id, now, soft_error
 
 __all__: list[str] = []
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from pytest_pibench.domain.packs import load_pack_module
+from pytest_pibench.packs.loading import load_pack_module
 from pytest_pibench.toolkit import ToolError
 
 DOMAIN_DIR = Path(__file__).resolve().parents[2] / "domains" / "retail"
@@ -227,7 +227,7 @@ def test_every_tool_is_typed_and_documented() -> None:
 
 
 def test_engine_builds_schemas_for_every_tool() -> None:
-    tools_module = pytest.importorskip("pytest_pibench.domain.tools")
+    tools_module = pytest.importorskip("pytest_pibench.packs.typed_tools")
     for function in rt.TOOLS:
         tool = tools_module.tool_from_function(function)
         schema = tool.schema()

@@ -22,7 +22,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from pytest_pibench.participants.a2a.client import DEFAULT_TIMEOUT, A2AAgentError, remote_agent
+from pytest_pibench.participants.a2a_client.client import DEFAULT_TIMEOUT, A2AAgentError, remote_agent
 
 __all__ = ["A2AUser", "A2AUserError"]
 

@@ -10,10 +10,10 @@ import json
 import shutil
 
 import pytest
-from conftest import TOY_ALLOW, TOY_WORKSPACE
 
+from conftest import TOY_ALLOW, TOY_WORKSPACE
 from pytest_pibench import load_scenario, run_one
-from pytest_pibench.domain.packs import ENTRY_POINT_GROUP, DomainError, UnknownDomainError, load_domain
+from pytest_pibench.packs.loading import ENTRY_POINT_GROUP, DomainError, UnknownDomainError, load_domain
 from pytest_pibench.paths import bundled_root
 
 TOYSHOP = TOY_WORKSPACE / "domains" / "toyshop"

@@ -49,7 +49,7 @@ class ScenarioModule(pytest.Module):
 
         settings = self.config.stash[SETTINGS_KEY]
         marks = ["pibench", LABEL_MARKS[scenario.label]]
-        from pytest_pibench.domain.packs import canonical_domain_name
+        from pytest_pibench.packs.loading import canonical_domain_name
 
         marks.append(_identifier(canonical_domain_name(scenario.meta.domain)).lower())
         if scenario.leaderboard.primary:

@@ -62,7 +62,7 @@ def handler_for(name: str) -> Handler | None:
 
 
 def registered_handlers() -> dict[str, Handler]:
-    """The handlers registered so far, by tool name (:mod:`pytest_pibench.domain.engine` registers them all)."""
+    """The handlers registered so far, by tool name (:mod:`pytest_pibench.packs.engine` registers them all)."""
     return dict(_HANDLERS)
 
 

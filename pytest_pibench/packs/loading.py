@@ -19,7 +19,7 @@ the bundled packs) is a :class:`DomainError` naming both, never a silent pick.
 
 A pack is a folder with ``tools.py`` (Python tools) or ``tools.json`` (a
 *declarative* pack in upstream's format, served by the generic engine of
-:mod:`pytest_pibench.domain.engine`), plus ``policy.md`` and ``db.json``.
+:mod:`pytest_pibench.packs.engine`), plus ``policy.md`` and ``db.json``.
 
 A pack's ``tools.py`` defines ``TOOLS`` (the tool functions); it may import sibling modules of its
 folder with relative imports (``from ._screening import screen_watchlist``), so a pack can be split
@@ -46,8 +46,8 @@ from threading import Lock
 from types import ModuleType
 from typing import Any
 
-from pytest_pibench.domain.declarative import TOOLS_FILE, load_tools_json
-from pytest_pibench.domain.tools import Tool, tool_from_function
+from pytest_pibench.packs.declarative import TOOLS_FILE, load_tools_json
+from pytest_pibench.packs.typed_tools import Tool, tool_from_function
 from pytest_pibench.paths import bundled_root
 from pytest_pibench.toolkit.routine import Routine
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_pibench.domain import generic_handlers  # noqa: F401  (registers every built-in handler)
-from pytest_pibench.domain.generic import find_with_id, handler_for, registered_handlers, soft_error
+from pytest_pibench.packs import generic_handlers  # noqa: F401  (registers every built-in handler)
+from pytest_pibench.packs.generic import find_with_id, handler_for, registered_handlers, soft_error
 
 __all__ = ["generic_tool", "handler_names"]
 

@@ -53,7 +53,7 @@ def _a2a_agent(argument: str, params: Mapping[str, Any]) -> ParticipantFactory:
     url, timeout = _a2a_url(argument, params)
 
     def build(scenario: Scenario) -> Any:
-        from pytest_pibench.participants.a2a.client import A2AAgent
+        from pytest_pibench.participants.a2a_client.client import A2AAgent
 
         return A2AAgent(url, timeout, domain=str(scenario.meta.domain or ""))
 
@@ -64,7 +64,7 @@ def _a2a_user(argument: str, params: Mapping[str, Any]) -> ParticipantFactory:
     url, timeout = _a2a_url(argument, params)
 
     def build(scenario: Scenario) -> Any:
-        from pytest_pibench.participants.a2a.user import A2AUser
+        from pytest_pibench.participants.a2a_client.user import A2AUser
 
         return A2AUser(url, timeout)
 

@@ -24,7 +24,7 @@ import pytest
 from pytest_pibench.paths import is_scenario_nodeid
 from pytest_pibench.plugin.extensions import add_extension_metrics, carry_extension_metrics
 from pytest_pibench.plugin.host import is_xdist_worker
-from pytest_pibench.plugin.options import ERROR_BUDGET_EXIT_CODE, GATE_EXIT_CODE, INCONCLUSIVE_EXIT_CODE, Settings
+from pytest_pibench.plugin.settings import ERROR_BUDGET_EXIT_CODE, GATE_EXIT_CODE, INCONCLUSIVE_EXIT_CODE, Settings
 from pytest_pibench.results.document import (
     RESULTS_FORMAT,
     RESULTS_FORMAT_VERSION,

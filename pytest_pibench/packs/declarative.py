@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pytest_pibench.domain.engine import generic_tool
-from pytest_pibench.domain.tools import Tool
+from pytest_pibench.packs.engine import generic_tool
+from pytest_pibench.packs.typed_tools import Tool
 
 __all__ = ["TOOLS_FILE", "load_tools_json", "normalise_parameters"]
 

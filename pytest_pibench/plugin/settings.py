@@ -16,7 +16,7 @@ from pytest_pibench import inputs
 from pytest_pibench.episode.limits import EpisodeLimits
 from pytest_pibench.inputs import InputError, finite_float, finite_json, whole_number
 from pytest_pibench.plugin.host import worker_count
-from pytest_pibench.plugin.option_specs import OPTIONS, OptionSpec
+from pytest_pibench.plugin.option_table import OPTIONS, OptionSpec
 from pytest_pibench.run.config import RunConfig
 from pytest_pibench.vocab import (
     DEFAULT_RESULTS_PATH,

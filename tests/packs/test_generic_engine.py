@@ -6,8 +6,8 @@ import copy
 
 import pytest
 
-from pytest_pibench.domain.engine import generic_tool, handler_names
-from pytest_pibench.domain.generic import find_record, next_id, same
+from pytest_pibench.packs.engine import generic_tool, handler_names
+from pytest_pibench.packs.generic import find_record, next_id, same
 
 NOW = "2026-03-10T09:00:00-05:00"
 
@@ -48,7 +48,7 @@ def test_the_db_hash_is_upstreams():
 
     from pytest_pibench.checks.legacy import db_hash
 
-    assert db_hash({"b": 1, "a": [1, "é"]}) == hashlib.sha256('{"a":[1,"\\u00e9"],"b":1}'.encode()).hexdigest()
+    assert db_hash({"b": 1, "a": [1, "é"]}) == hashlib.sha256(b'{"a":[1,"\\u00e9"],"b":1}').hexdigest()
 
 
 def test_look_ups_never_change_the_database(finra):

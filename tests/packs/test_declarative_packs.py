@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from pytest_pibench import evaluate, load_scenario, run_episode, run_one
-from pytest_pibench.domain.declarative import load_tools_json, normalise_parameters
-from pytest_pibench.domain.packs import DomainError, load_domain_dir, set_domain_paths
+from pytest_pibench.packs.declarative import load_tools_json, normalise_parameters
+from pytest_pibench.packs.loading import DomainError, load_domain_dir, set_domain_paths
 
 WS = Path(__file__).resolve().parents[1] / "data" / "upstream_ws"
 

@@ -40,8 +40,8 @@ from google.protobuf.json_format import MessageToDict, ParseDict
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from pytest_pibench.episode.protocols import InfrastructureError
-from pytest_pibench.participants.a2a import _loop
-from pytest_pibench.participants.a2a.wire import (
+from pytest_pibench.participants.a2a_client import _loop
+from pytest_pibench.participants.a2a_client.wire import (
     BOOTSTRAP_EXTENSION,
     A2AReplyError,
     bootstrap_context_id,

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from pytest_pibench.domain.packs import load_domain, load_pack_module
-from pytest_pibench.domain.tools import tool_from_function
+from pytest_pibench.packs.loading import load_domain, load_pack_module
+from pytest_pibench.packs.typed_tools import tool_from_function
 from pytest_pibench.toolkit import ToolError
 from pytest_pibench.toolkit.routine import RoutineCall, RoutineRequest, RoutineResult
 
