@@ -16,6 +16,7 @@ from pytest_pibench.checks.decision import DecisionInfo, resolve_decision
 from pytest_pibench.checks.legacy import run_family
 from pytest_pibench.checks.registry import run_check
 from pytest_pibench.checks.result import CheckResult
+from pytest_pibench.env.binding import bind_scenario
 from pytest_pibench.episode.protocols import InfrastructureError, JudgeProtocol
 from pytest_pibench.scenario.models import Scenario
 from pytest_pibench.transcript import TraceEntry
@@ -183,8 +184,6 @@ def event_flags(
 
 def _replay(scenario: Scenario, messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """A fresh environment's database after every tool call of ``messages``, in order (the ``DB`` family)."""
-    from pytest_pibench.env.binding import bind_scenario
-
     environment = bind_scenario(scenario).new_environment(None)  # upstream replays with no observer
     for message in messages:
         calls = [c for c in message.get("tool_calls") or [] if isinstance(c, Mapping)]

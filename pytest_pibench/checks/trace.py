@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AliasChoices, Field, model_validator
 
 from pytest_pibench.checks.base import CheckContext, CheckModel, CheckType, NonEmptyStr, Outcome
+from pytest_pibench.checks.decision import canonical_decision_index
 from pytest_pibench.checks.matching import MATCH_FIELD_DESCRIPTION, Normaliser, arguments_match, match_problems
 from pytest_pibench.checks.registry import register_check
 from pytest_pibench.transcript import TraceEntry
@@ -215,8 +216,6 @@ register_check(
 
 def _before_decision(trace: Sequence[TraceEntry], tools: Sequence[str]) -> tuple[bool, str]:
     # Imported here: decision.py registers its own type, and the registration order is the schema's.
-    from pytest_pibench.checks.decision import canonical_decision_index
-
     decided = canonical_decision_index(trace)
     if decided is None:
         return False, "no valid record_decision call (the decision that counts is recorded with the tool)"

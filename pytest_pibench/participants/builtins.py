@@ -28,6 +28,7 @@ from pytest_pibench.episode.messages import build_tool_call, is_stop_signal
 from pytest_pibench.participants.a2a_client.scheme import A2A_SCHEME
 from pytest_pibench.participants.replay import REPLAY_SCHEME
 from pytest_pibench.participants.schemes import AgentSpecError, JudgeFactory, ParticipantFactory, Scheme
+from pytest_pibench.participants.users import ScriptedUser
 from pytest_pibench.scenario.loading import ScenarioError
 from pytest_pibench.scenario.models import Scenario
 from pytest_pibench.toolkit import copy_record
@@ -316,8 +317,6 @@ def _baseline(argument: str, params: Mapping[str, Any]) -> ParticipantFactory:
 def _scripted(argument: str, params: Mapping[str, Any]) -> ParticipantFactory:
     if argument:
         raise AgentSpecError(f"the scripted user takes no argument, got 'scripted:{argument}'")
-    from pytest_pibench.participants.users import ScriptedUser
-
     return lambda scenario: ScriptedUser()
 
 

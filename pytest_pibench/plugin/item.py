@@ -10,6 +10,16 @@ import pytest
 from pytest_pibench.participants.specs import AgentSpec
 from pytest_pibench.plugin.extensions import add_row_fields, participant_schemes
 from pytest_pibench.plugin.host import subtests_without_capture
+from pytest_pibench.plugin.keys import (
+    AGENT_NAME_KEY,
+    DONE_KEY,
+    PREFETCH_KEY,
+    RESUME_KEY,
+    ROW_KEY,
+    SETTINGS_KEY,
+    SETTLED_KEY,
+    watch_stop_signals,
+)
 from pytest_pibench.plugin.prefetch import Job
 from pytest_pibench.results.types import CheckEntry, ResultRow
 from pytest_pibench.run.executor import Executor
@@ -22,8 +32,6 @@ _EXECUTOR = pytest.StashKey[Executor]()
 
 def executor_of(config: pytest.Config) -> Executor:
     """This process's :class:`Executor`: the run config of the options, the plugins' schemes, the resume rows."""
-    from pytest_pibench.plugin.keys import RESUME_KEY, SETTINGS_KEY
-
     if _EXECUTOR not in config.stash:
         settings = config.stash[SETTINGS_KEY]
         resume = config.stash.get(RESUME_KEY, None)
@@ -100,15 +108,6 @@ def _report_check(check: CheckEntry) -> None:
 def run_scenario_item(
     request: pytest.FixtureRequest, scenario: Scenario, agent: Any, trial: int, subtests: pytest.Subtests
 ) -> None:
-    from pytest_pibench.plugin.keys import (
-        AGENT_NAME_KEY,
-        DONE_KEY,
-        PREFETCH_KEY,
-        ROW_KEY,
-        SETTLED_KEY,
-        watch_stop_signals,
-    )
-
     config = request.config
     executor = executor_of(config)
     item = request.node

@@ -38,6 +38,7 @@ from pytest_pibench.results.document import (
 )
 from pytest_pibench.results.files import write_problem
 from pytest_pibench.results.types import ResultRow, ResultsDocument
+from pytest_pibench.run.budget import CostMeter
 
 __all__ = ["ResultCollector", "results_document", "validity"]
 
@@ -58,8 +59,7 @@ class ResultCollector:
         self.other_failures = 0
         self.collect_errors = 0  # a collection error makes pytest stop as "interrupted": say why instead
         self.started = time.monotonic()
-        self.spent_usd = 0.0
-        """LLM cost of the rows received so far (``--pibench-cost-limit``)."""
+        self.cost = CostMeter(settings.run.cost_limit)
         self.session: pytest.Session | None = None
         self.document: ResultsDocument | None = None
         self.verdict: Any = None
@@ -141,12 +141,14 @@ class ResultCollector:
 
     def _charge(self, row: dict[str, Any]) -> None:
         """Add the row's LLM cost; past ``--pibench-cost-limit`` stop the run after the episodes in progress."""
-        usage = row.get("usage")
-        if isinstance(usage, dict):
-            self.spent_usd += sum(float(u.get("cost_usd") or 0) for u in usage.values() if isinstance(u, dict))
-        limit = self.settings.run.cost_limit
-        if limit is not None and self.spent_usd >= limit and self.session is not None and not self.session.shouldstop:
-            self.session.shouldstop = f"cost limit reached: ${self.spent_usd:.4f} of ${limit:g} spent"
+        reason = self.cost.charge(row)
+        if reason and self.session is not None and not self.session.shouldstop:
+            self.session.shouldstop = reason
+
+    @property
+    def spent_usd(self) -> float:
+        """LLM cost of the rows received so far (``--pibench-cost-limit``)."""
+        return self.cost.spent_usd
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if self.is_worker:

@@ -17,6 +17,7 @@ from typing import Any
 
 from pytest_pibench.bounds import strict_dumps
 from pytest_pibench.plugin.settings import ERROR_BUDGET_EXIT_CODE
+from pytest_pibench.report.html import write_html
 from pytest_pibench.results.document import atomic_write_json
 from pytest_pibench.results.leaderboard import leaderboard_path, run_artifacts
 from pytest_pibench.results.merge import MergeError, merge_documents
@@ -97,8 +98,6 @@ def html_report(files: Sequence[str], path: str) -> Path:
     Raises:
         ReportError: for a file that does not exist or shards that cannot be merged.
     """
-    from pytest_pibench.report.html import write_html
-
     runs: list[tuple[str, ResultsDocument]] = []
     shards: list[tuple[str, ResultsDocument]] = []
     names = _run_names(files)

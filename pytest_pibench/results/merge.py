@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pytest_pibench.results.document import results_document
+from pytest_pibench.results.sequential import sequential_summary
 from pytest_pibench.results.types import ResultRow, ResultsDocument
 
 __all__ = ["MergeError", "merge_documents"]
@@ -76,8 +77,6 @@ def merge_documents(named: Sequence[tuple[str, ResultsDocument]]) -> ResultsDocu
     )
     blocks = [d["sequential"] for _, d in named if d.get("sequential")]
     if blocks:  # sequential trials: the verdicts again over every shard's rows, with the trials each skipped
-        from pytest_pibench.results.sequential import sequential_summary
-
         skipped = [
             {"agent": agent, "scenario_id": sid}
             for block in blocks

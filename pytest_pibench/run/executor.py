@@ -25,6 +25,7 @@ from pytest_pibench.results.document import Journal, results_document
 from pytest_pibench.results.resume import ResumeIndex, fingerprint
 from pytest_pibench.results.sequential import SequentialTrials
 from pytest_pibench.results.types import ResultRow, ResultsDocument, ResumeNote
+from pytest_pibench.run.budget import CostMeter
 from pytest_pibench.run.config import RunConfig
 from pytest_pibench.run.episode import episode_row
 from pytest_pibench.run.plan import PlannedItem, plan_items, planned_item, scenario_files
@@ -79,7 +80,7 @@ class Executor:
         self.schemes = schemes
         self.resume = resume
         self.settings = config.to_dict()
-        self.spent_usd = 0.0
+        self.cost = CostMeter(config.cost_limit)
         self._specs: dict[str, AgentSpec] = {}
         self._lock = threading.Lock()
         self._judge: JudgeFactory | None = None
@@ -193,14 +194,12 @@ class Executor:
 
     def charge(self, row: ResultRow) -> str | None:
         """Add ``row``'s LLM cost to the run's; the reason to stop once the run's cost limit is reached."""
-        usage = row.get("usage")
-        if isinstance(usage, dict):
-            with self._lock:
-                self.spent_usd += sum(float(u.get("cost_usd") or 0) for u in usage.values() if isinstance(u, dict))
-        limit = self.config.cost_limit
-        if limit is not None and self.spent_usd >= limit:
-            return f"cost limit reached: ${self.spent_usd:.4f} of ${limit:g} spent"
-        return None
+        return self.cost.charge(row)
+
+    @property
+    def spent_usd(self) -> float:
+        """What the rows this executor charged cost, in US dollars."""
+        return self.cost.spent_usd
 
     @property
     def sequential(self) -> SequentialTrials | None:

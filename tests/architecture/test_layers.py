@@ -143,3 +143,33 @@ def _modules() -> set[str]:
 def test_no_module_is_over_400_lines():
     long = {module_name(p): n for p in all_modules() if (n := len(p.read_text().splitlines())) > 420}
     assert not long, long
+
+
+LAZY_IMPORTS: dict[str, str] = {
+    "pytest_pibench.cli": "`pi` starts fast: each subcommand imports what it runs",
+    "pytest_pibench.play.command": "`pi play` subcommand",
+    "pytest_pibench.calibration.command": "`pi calibration` subcommand",
+    "pytest_pibench.plugin": "the plugin loads in every pytest run: nothing heavy at import (test_plugin_import_is_light)",
+    "pytest_pibench.participants.builtins": "the llm extra (litellm) is optional",
+    "pytest_pibench.participants.llm.client": "litellm is optional and slow to import",
+    "pytest_pibench.participants.a2a_client.scheme": "the a2a extra is optional",
+    "pytest_pibench.results.files": "platform modules (fcntl, msvcrt)",
+}
+"""The modules allowed imports inside functions, each for a reason; everywhere else imports are at the top."""
+
+
+def test_imports_inside_functions_only_where_start_up_or_an_optional_extra_needs_them():
+    found: dict[str, int] = {}
+    for path in all_modules():
+        name = module_name(path)
+        if any(name == lazy or name.startswith(lazy + ".") for lazy in LAZY_IMPORTS):
+            continue
+        tree = ast.parse(path.read_text())
+        inner = {
+            node.lineno
+            for function in ast.walk(tree) if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
+            for node in ast.walk(function) if isinstance(node, ast.Import | ast.ImportFrom)
+        }  # fmt: skip
+        if inner:
+            found[name] = len(inner)
+    assert not found, f"imports inside functions (move them to the top, or say why in LAZY_IMPORTS): {found}"
