@@ -54,7 +54,7 @@ _EXPORTS: dict[str, str] = {
     "CheckResult": "checks.result",
     "ScenarioResult": "evaluation",
     "evaluate": "evaluation",
-    "resolve_decision": "checks.decision",
+    "resolve_decision": "checks.canonical_decision",
     "scenario_row": "results.rows",
     "error_row": "results.rows",
     "compute_metrics": "results.metrics",
@@ -79,7 +79,7 @@ __all__ = ["BENCHMARK_VERSION", "__version__", *_EXPORTS]
 if TYPE_CHECKING:
     # For type checkers and IDEs, which cannot follow ``__getattr__``: the same names as
     # ``_EXPORTS``, re-exported explicitly (``name as name``). A test holds the two equal.
-    from pytest_pibench.checks.decision import resolve_decision as resolve_decision
+    from pytest_pibench.checks.canonical_decision import resolve_decision as resolve_decision
     from pytest_pibench.checks.result import CheckResult as CheckResult
     from pytest_pibench.env.binding import Binding as Binding
     from pytest_pibench.env.binding import bind_scenario as bind_scenario

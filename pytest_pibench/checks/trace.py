@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AliasChoices, Field, model_validator
 
 from pytest_pibench.checks.base import CheckContext, CheckModel, CheckType, NonEmptyStr, Outcome
-from pytest_pibench.checks.decision import canonical_decision_index
+from pytest_pibench.checks.canonical_decision import canonical_decision_index
 from pytest_pibench.checks.matching import MATCH_FIELD_DESCRIPTION, Normaliser, arguments_match, match_problems
 from pytest_pibench.checks.registry import register_check
 from pytest_pibench.transcript import TraceEntry

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_pibench.packs.engine import generic_tool
+from pytest_pibench.packs.generic import HandlerSet
 from pytest_pibench.packs.typed_tools import Tool
 
 __all__ = ["TOOLS_FILE", "load_tools_json", "normalise_parameters"]
@@ -72,16 +73,16 @@ def _entries(data: Any, path: Path) -> list[Mapping[str, Any]]:
     return entries
 
 
-def _bound(name: str) -> Any:
+def _bound(name: str, handlers: HandlerSet) -> Any:
     def run(db: dict[str, Any], arguments: Mapping[str, Any]) -> Any:
-        return generic_tool(db, name, arguments)
+        return generic_tool(db, name, arguments, handlers)
 
     run.__name__ = name
     return run
 
 
-def load_tools_json(path: Path) -> tuple[Tool, ...]:
-    """The tools of a ``tools.json``, each served by the generic engine under its name.
+def load_tools_json(path: Path, handlers: HandlerSet) -> tuple[Tool, ...]:
+    """The tools of a ``tools.json``, each served by the generic engine with ``handlers``, under its name.
 
     Raises:
         ValueError: for invalid JSON, an unknown shape, an empty list, a nameless
@@ -96,7 +97,7 @@ def load_tools_json(path: Path) -> tuple[Tool, ...]:
             name=str(entry["name"]),
             description=str(entry.get("description") or ""),
             parameters=normalise_parameters(entry.get("parameters")),
-            function=_bound(str(entry["name"])),
+            function=_bound(str(entry["name"]), handlers),
             arguments_model=None,
         )
         for entry in _entries(data, path)

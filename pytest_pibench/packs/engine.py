@@ -1,7 +1,10 @@
 """The generic engine that serves a declarative pack's tools: a handler by name, a generic look-up, or a soft error.
 
-Importing this module registers every built-in handler (upstream's tool names,
-upstream-runtime.md §7.4-7.7); :func:`generic_tool` runs one tool call.
+The handlers come from handler packs (a folder whose ``handlers.py`` defines
+``HANDLERS``, loaded like any pack's Python): the declarative pack's own
+``handlers.py`` first, if it ships one, then the bundled pack of upstream's
+tool names (``domains/upstream_handlers``, upstream-runtime.md §7.4-7.7).
+:func:`generic_tool` runs one tool call against such a table.
 """
 
 from __future__ import annotations
@@ -9,15 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_pibench.packs import generic_handlers  # noqa: F401  (registers every built-in handler)
-from pytest_pibench.packs.generic import find_with_id, handler_for, registered_handlers, soft_error
+from pytest_pibench.packs.generic import HandlerSet, find_with_id, soft_error
 
-__all__ = ["generic_tool", "handler_names"]
-
-
-def handler_names() -> list[str]:
-    """The tool names the engine has a handler for."""
-    return sorted(registered_handlers())
+__all__ = ["generic_tool"]
 
 
 def _generic_lookup(db: Mapping[str, Any], name: str, arguments: Mapping[str, Any]) -> Any:
@@ -36,9 +33,9 @@ def _generic_lookup(db: Mapping[str, Any], name: str, arguments: Mapping[str, An
     return soft_error(f"No {entity} found.", lookup=name, criteria=dict(keys))
 
 
-def generic_tool(db: dict[str, Any], name: str, arguments: Mapping[str, Any]) -> Any:
-    """Run the tool ``name``: its handler, the generic look-up for ``lookup_*``, or a soft error."""
-    registered = handler_for(name)
+def generic_tool(db: dict[str, Any], name: str, arguments: Mapping[str, Any], handlers: HandlerSet) -> Any:
+    """Run the tool ``name``: its handler in ``handlers``, the generic look-up for ``lookup_*``, or a soft error."""
+    registered = handlers.get(name)
     if registered is not None:
         return registered(db, **{str(k): v for k, v in arguments.items() if k != "db"})
     if name.startswith("lookup_"):

@@ -1,9 +1,9 @@
-"""The generic tool engine's rules and registry: what every handler of a declarative pack builds on.
+"""The generic tool engine's rules and its handler tables: what every handler of a declarative pack builds on.
 
 A declarative pack (``domains/<name>/{tools.json, db.json, policy.md}``) has no
-Python: each tool name is served by a *handler* registered here by name
-(:func:`handler`), a generic look-up for ``lookup_<entity>`` names without one,
-or else a soft error. Handlers follow upstream's rules (upstream-runtime.md
+Python tools: each tool name is served by a *handler* of a handler pack (a
+:class:`HandlerSet`, see :mod:`pytest_pibench.packs.engine`), a generic look-up
+for ``lookup_<entity>`` names without one, or else a soft error. Handlers follow upstream's rules (upstream-runtime.md
 §7.3-7.7), written here from that description:
 
 - arguments are taken as given: unknown ones are ignored, a missing one counts as empty;
@@ -25,14 +25,12 @@ from typing import Any
 __all__ = [
     "DEFAULT_NOW",
     "Handler",
+    "HandlerSet",
     "find_record",
     "find_with_id",
-    "handler",
-    "handler_for",
     "next_id",
     "now",
     "records",
-    "registered_handlers",
     "same",
     "soft_error",
 ]
@@ -43,27 +41,49 @@ DEFAULT_NOW = "2026-01-01T00:00:00+00:00"
 Handler = Callable[..., Any]
 """``handler(db, **arguments) -> result``: a tool's behaviour, given the episode's database."""
 
-_HANDLERS: dict[str, Handler] = {}
 
+class HandlerSet:
+    """Handlers by tool name: the table a handler pack's ``handlers.py`` defines as ``HANDLERS``.
 
-def handler(name: str) -> Callable[[Handler], Handler]:
-    """Register the handler of the tool ``name`` (used as a decorator)."""
+    Example::
 
-    def register(function: Handler) -> Handler:
-        _HANDLERS[name] = function
-        return function
+        from pytest_pibench.packs.generic import HandlerSet, find_record, soft_error
 
-    return register
+        HANDLERS = HandlerSet()
 
+        @HANDLERS("lookup_vehicle")
+        def lookup_vehicle(db, vin=""):
+            found = find_record(db.get("vehicles"), "vin", vin)
+            return found if found is not None else soft_error("No vehicle found.")
+    """
 
-def handler_for(name: str) -> Handler | None:
-    """The handler registered for the tool ``name``, if any (no copy: this runs on every tool call)."""
-    return _HANDLERS.get(name)
+    def __init__(self, handlers: Mapping[str, Handler] | None = None) -> None:
+        self._handlers: dict[str, Handler] = dict(handlers or {})
 
+    def __call__(self, name: str) -> Callable[[Handler], Handler]:
+        """Add the handler of the tool ``name`` (used as a decorator)."""
 
-def registered_handlers() -> dict[str, Handler]:
-    """The handlers registered so far, by tool name (:mod:`pytest_pibench.packs.engine` registers them all)."""
-    return dict(_HANDLERS)
+        def add(function: Handler) -> Handler:
+            self._handlers[name] = function
+            return function
+
+        return add
+
+    def get(self, name: str) -> Handler | None:
+        """The handler of the tool ``name``, if any (no copy: this runs on every tool call)."""
+        return self._handlers.get(name)
+
+    def names(self) -> list[str]:
+        return sorted(self._handlers)
+
+    @classmethod
+    def combine(cls, *tables: HandlerSet) -> HandlerSet:
+        """One table of ``tables``; for a name in several, the first table's handler."""
+        merged: dict[str, Handler] = {}
+        for table in tables:
+            for name, function in table._handlers.items():
+                merged.setdefault(name, function)
+        return cls(merged)
 
 
 def now(db: Mapping[str, Any]) -> str:

@@ -19,7 +19,11 @@ the bundled packs) is a :class:`DomainError` naming both, never a silent pick.
 
 A pack is a folder with ``tools.py`` (Python tools) or ``tools.json`` (a
 *declarative* pack in upstream's format, served by the generic engine of
-:mod:`pytest_pibench.packs.engine`), plus ``policy.md`` and ``db.json``.
+:mod:`pytest_pibench.packs.engine`), plus ``policy.md`` and ``db.json``. A
+declarative pack's tools run the handlers of handler packs (``handlers.py``
+defining ``HANDLERS``): its own, if it ships one, then the bundled
+``domains/upstream_handlers`` (upstream's tool names); a handler pack is loaded
+like a ``tools.py`` (:func:`load_handler_pack`).
 
 A pack's ``tools.py`` defines ``TOOLS`` (the tool functions); it may import sibling modules of its
 folder with relative imports (``from ._screening import screen_watchlist``), so a pack can be split
@@ -47,12 +51,14 @@ from types import ModuleType
 from typing import Any
 
 from pytest_pibench.packs.declarative import TOOLS_FILE, load_tools_json
+from pytest_pibench.packs.generic import HandlerSet
 from pytest_pibench.packs.typed_tools import Tool, tool_from_function
 from pytest_pibench.paths import bundled_root
 from pytest_pibench.toolkit.routine import Routine
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "HANDLERS_FILE",
     "UPSTREAM_ALIASES",
     "Domain",
     "DomainError",
@@ -61,8 +67,10 @@ __all__ = [
     "is_pack",
     "load_domain",
     "load_domain_dir",
+    "load_handler_pack",
     "load_pack_module",
     "set_domain_paths",
+    "upstream_handlers",
 ]
 
 ENTRY_POINT_GROUP = "pytest_pibench.domains"
@@ -119,6 +127,8 @@ def canonical_domain_name(name: str) -> str:
 
 _cache: dict[tuple[Path, str], Domain] = {}
 _cache_lock = Lock()
+_handler_cache: dict[Path, HandlerSet] = {}
+_handler_lock = Lock()  # apart from _cache_lock: a declarative pack loads its handlers while that one is held
 _domain_paths: list[Path] = []
 
 
@@ -238,8 +248,12 @@ def _load(directory: Path, name: str) -> Domain:
             raise DomainError(f"{db_file}: the base database must be a JSON object")
         base_db = loaded
     if not (directory / "tools.py").is_file():
+        own = directory / HANDLERS_FILE
+        handlers = upstream_handlers()
+        if own.is_file():  # the pack's own handlers come first
+            handlers = HandlerSet.combine(load_handler_pack(own), handlers)
         try:
-            tools = load_tools_json(directory / TOOLS_FILE)
+            tools = load_tools_json(directory / TOOLS_FILE, handlers)
         except ValueError as exc:
             raise DomainError(str(exc)) from None
         if "record_decision" not in {t.name for t in tools}:
@@ -282,6 +296,35 @@ def load_pack_module(path: Path) -> ModuleType:
             sys.modules.pop(loaded, None)  # a retry re-imports the siblings too
         raise DomainError(f"{path}: import failed: {type(exc).__name__}: {exc}") from exc
     return module
+
+
+HANDLERS_FILE = "handlers.py"
+UPSTREAM_HANDLERS = "upstream_handlers"
+"""The bundled handler pack of upstream's tool names (a folder of the bundled ``domains/``)."""
+
+
+def load_handler_pack(path: Path) -> HandlerSet:
+    """The ``HANDLERS`` of a handler pack's ``handlers.py``, loaded like a pack's ``tools.py`` (cached by path).
+
+    Raises:
+        DomainError: when the file cannot be loaded or defines no ``HandlerSet`` called ``HANDLERS``.
+    """
+    key = path.resolve()
+    with _handler_lock:
+        if key in _handler_cache:
+            return _handler_cache[key]
+        module = load_pack_module(path)
+        table = getattr(module, "HANDLERS", None)
+        if not isinstance(table, HandlerSet):
+            kind = type(table).__name__
+            raise DomainError(f"{path}: HANDLERS must be a pytest_pibench.packs.generic.HandlerSet, got {kind}")
+        _handler_cache[key] = table
+        return table
+
+
+def upstream_handlers() -> HandlerSet:
+    """The bundled handlers of upstream's tool names (``domains/upstream_handlers/handlers.py``)."""
+    return load_handler_pack(bundled_root() / "domains" / UPSTREAM_HANDLERS / HANDLERS_FILE)
 
 
 def _load_routine(module: ModuleType) -> Routine | None:

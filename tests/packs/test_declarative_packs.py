@@ -10,6 +10,7 @@ import pytest
 
 from pytest_pibench import evaluate, load_scenario, run_episode, run_one
 from pytest_pibench.packs.declarative import load_tools_json, normalise_parameters
+from pytest_pibench.packs.generic import HandlerSet
 from pytest_pibench.packs.loading import DomainError, load_domain_dir, set_domain_paths
 
 WS = Path(__file__).resolve().parents[1] / "data" / "upstream_ws"
@@ -48,8 +49,67 @@ def test_flat_parameters_default_to_string_and_skip_what_is_not_an_object():
 def test_a_broken_tools_json_is_an_error_naming_the_file(tmp_path, content, fragment):
     (tmp_path / "tools.json").write_text(content)
     with pytest.raises(ValueError, match=None) as info:
-        load_tools_json(tmp_path / "tools.json")
+        load_tools_json(tmp_path / "tools.json", HandlerSet())
     assert fragment in str(info.value) and "tools.json" in str(info.value)
+
+
+def _declarative_pack(folder: Path, handlers: str | None) -> Path:
+    folder.mkdir()
+    tools = [{"name": "lookup_vehicle", "parameters": {"vin": {"type": "string"}}},
+             {"name": "lookup_order", "parameters": {"order_id": {"type": "string"}}},
+             {"name": "record_decision", "parameters": {"decision": {"type": "string"}}}]  # fmt: skip
+    (folder / "tools.json").write_text(json.dumps(tools))
+    (folder / "db.json").write_text(json.dumps({"orders": [{"order_id": "O-1", "status": "delivered"}]}))
+    if handlers is not None:
+        (folder / "handlers.py").write_text(handlers)
+    return folder
+
+
+def test_a_declarative_pack_may_ship_handlers_that_come_before_the_upstream_ones(tmp_path):
+    own = (
+        "from pytest_pibench.packs.generic import HandlerSet\n"
+        "from ._fleet import vehicle\n"  # a handler pack is a package: it may import its siblings
+        "HANDLERS = HandlerSet()\n"
+        "HANDLERS('lookup_vehicle')(vehicle)\n"
+        "@HANDLERS('record_decision')\n"
+        "def record_decision(db, decision='', **arguments):\n"
+        "    db.setdefault('mine', []).append(decision)\n"
+        "    return {'recorded': decision}\n"
+    )
+    pack = _declarative_pack(tmp_path / "fleet", own)
+    (pack / "_fleet.py").write_text("def vehicle(db, vin=''):\n    return {'vin': vin, 'make': 'Volvo'}\n")
+    domain = load_domain_dir(pack)
+    db = json.loads((pack / "db.json").read_text())
+    assert domain.tool("lookup_vehicle").function(db, {"vin": "V9"}) == {"vin": "V9", "make": "Volvo"}
+    assert domain.tool("record_decision").function(db, {"decision": "DENY"}) == {"recorded": "DENY"}  # its own
+    assert db["mine"] == ["DENY"] and "decisions" not in db
+    assert domain.tool("lookup_order").function(db, {"order_id": "O-1"})["status"] == "delivered"  # upstream's
+
+
+def test_without_its_own_handlers_a_pack_gets_upstreams_and_an_unknown_tool_is_a_soft_error(tmp_path):
+    domain = load_domain_dir(_declarative_pack(tmp_path / "plain", None))
+    db: dict = {}
+    assert domain.tool("lookup_vehicle").function(db, {"vin": "V9"})["error"] is True  # no handler, no crash
+    assert domain.tool("record_decision").function(db, {"decision": "ALLOW"})["decision"] == "ALLOW"
+
+
+def test_a_handlers_file_without_a_handler_set_is_an_error_naming_the_file(tmp_path):
+    pack = _declarative_pack(tmp_path / "broken", "HANDLERS = {'lookup_vehicle': print}\n")
+    with pytest.raises(DomainError, match=r"handlers.py: HANDLERS must be a pytest_pibench.packs.generic.HandlerSet"):
+        load_domain_dir(pack)
+
+
+def test_the_upstream_handlers_are_a_bundled_pack_loaded_like_any_other():
+    import sys
+
+    from pytest_pibench.packs.loading import upstream_handlers
+    from pytest_pibench.paths import bundled_root
+
+    table = upstream_handlers()
+    assert "process_wire_transfer" in table.names() and "record_decision" in table.names()
+    loaded = [m for m in sys.modules if m.startswith("pytest_pibench_domain_upstream_handlers_")]
+    assert loaded and (bundled_root() / "domains" / "upstream_handlers" / "handlers.py").is_file()
+    assert not any(m.startswith("pytest_pibench.packs.generic_") for m in sys.modules)  # no handlers in the core
 
 
 def test_a_pack_without_record_decision_does_not_load(tmp_path):

@@ -6,14 +6,15 @@ import copy
 
 import pytest
 
-from pytest_pibench.packs.engine import generic_tool, handler_names
+from pytest_pibench.packs.engine import generic_tool
 from pytest_pibench.packs.generic import find_record, next_id, same
+from pytest_pibench.packs.loading import upstream_handlers
 
 NOW = "2026-03-10T09:00:00-05:00"
 
 
 def call(db, name, **arguments):
-    return generic_tool(db, name, arguments)
+    return generic_tool(db, name, arguments, upstream_handlers())
 
 
 def test_every_upstream_tool_name_has_a_handler():
@@ -29,7 +30,7 @@ def test_every_upstream_tool_name_has_a_handler():
     helpdesk = {"read_policy", "lookup_employee", "verify_identity", "check_approval_status", "reset_password",
                 "unlock_account", "provision_vpn_access", "install_software", "create_access_request",
                 "escalate_to_tier2", "escalate_to_it_security", "log_ticket", "record_decision"}
-    assert (finra | retail | helpdesk | {"update_request_status"}) == set(handler_names())
+    assert (finra | retail | helpdesk | {"update_request_status"}) == set(upstream_handlers().names())
 
 
 def test_ids_come_from_one_counter_shared_by_every_prefix():

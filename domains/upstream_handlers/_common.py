@@ -1,17 +1,19 @@
-"""The handlers every declarative pack shares (upstream-runtime.md §7.4), registered by tool name.
+"""The handlers every upstream-format pack shares (upstream-runtime.md §7.4), by tool name.
 
-Domain-specific handlers (upstream's finra, retail and helpdesk tool names) live in
-their own modules and register the same way; importing this module registers them all.
+The domain-specific ones (upstream's finra, retail and helpdesk tool names) are
+in the sibling modules; ``handlers.py`` combines the four tables.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from pytest_pibench.packs import generic_finra, generic_helpdesk, generic_retail  # noqa: F401  (they register)
-from pytest_pibench.packs.generic import find_record, handler, next_id, now, soft_error
+from pytest_pibench.packs.generic import HandlerSet, find_record, next_id, now, soft_error
 
-__all__: list[str] = []
+__all__ = ["handlers"]
+
+handlers = HandlerSet()
+"""This module's handlers, by tool name (``handlers.py`` combines the modules' tables)."""
 
 _ESCALATIONS = ("escalate_to_compliance", "escalate_to_manager", "escalate_to_tier2", "escalate_to_it_security")
 """Upstream's escalation tools: a confirmation only, nothing stored (but the id counter moves)."""
@@ -24,10 +26,10 @@ def _escalate(db: dict[str, Any], **arguments: Any) -> dict[str, Any]:
 
 
 for _name in _ESCALATIONS:
-    handler(_name)(_escalate)
+    handlers(_name)(_escalate)
 
 
-@handler("record_decision")
+@handlers("record_decision")
 def record_decision(db: dict[str, Any], decision: Any = "", **arguments: Any) -> dict[str, Any]:
     """Append the decision (never validated here: decision resolution judges it later) and return it."""
     record = {"decision_record_id": next_id(db, "DEC"), "decision": decision, "recorded_at": now(db), **arguments}
@@ -38,7 +40,7 @@ def record_decision(db: dict[str, Any], decision: Any = "", **arguments: Any) ->
     return record
 
 
-@handler("read_policy")
+@handlers("read_policy")
 def read_policy(db: dict[str, Any], **arguments: Any) -> dict[str, Any]:
     text = db.get("_policy_text")
     if not text:
@@ -46,7 +48,7 @@ def read_policy(db: dict[str, Any], **arguments: Any) -> dict[str, Any]:
     return {"available": True, "policy": text}
 
 
-@handler("update_request_status")
+@handlers("update_request_status")
 def update_request_status(db: dict[str, Any], request_id: Any = "", status: Any = "", **arguments: Any) -> Any:
     activity = db.get("activity")
     pending = activity.get("pending_requests") if isinstance(activity, dict) else None

@@ -11,9 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from pytest_pibench.packs.generic import find_record, find_with_id, handler, next_id, now, same, soft_error
+from pytest_pibench.packs.generic import HandlerSet, find_record, find_with_id, next_id, now, same, soft_error
 
-__all__: list[str] = []
+__all__ = ["handlers"]
+
+handlers = HandlerSet()
+"""This module's handlers, by tool name (``handlers.py`` combines the modules' tables)."""
 
 _HOLD_EXPIRY = "2026-03-01T10:00:00-05:00"
 
@@ -40,7 +43,7 @@ def _append(container: dict[str, Any], key: str, record: dict[str, Any]) -> dict
     return record
 
 
-@handler("lookup_customer_profile")  # shared with retail: customer_profile first, then customers
+@handlers("lookup_customer_profile")  # shared with retail: customer_profile first, then customers
 def lookup_customer_profile(db: dict[str, Any], customer_id: Any = "", **_: Any) -> Any:
     for collection in ("customer_profile", "customers"):
         found = find_with_id(db.get(collection), "customer_id", customer_id)
@@ -63,7 +66,7 @@ def _linked_accounts(db: dict[str, Any], customer_id: Any) -> set[str]:
     return out
 
 
-@handler("query_transaction_history")
+@handlers("query_transaction_history")
 def query_transaction_history(
     db: dict[str, Any], customer_id: Any = "", account_id: Any = "", transaction_type: Any = "", symbol: Any = "",
     **_: Any,
@@ -88,7 +91,7 @@ def query_transaction_history(
     return {"transactions": transactions, "pending_requests": pending, "count": len(transactions)}
 
 
-@handler("lookup_account_events")
+@handlers("lookup_account_events")
 def lookup_account_events(
     db: dict[str, Any], account_id: Any = "", customer_id: Any = "", event_type: Any = "", **_: Any
 ) -> dict[str, Any]:
@@ -111,7 +114,7 @@ def _mentions(value: Any, account_ids: set[str]) -> bool:
     return str(value).strip().lower() in account_ids
 
 
-@handler("lookup_related_account_activity")
+@handlers("lookup_related_account_activity")
 def lookup_related_account_activity(
     db: dict[str, Any], account_id: Any = "", customer_id: Any = "", cluster_id: Any = "",
     related_group_id: Any = "", **_: Any,
@@ -129,7 +132,7 @@ def lookup_related_account_activity(
     return {"related_account_activity": found, "count": len(found)}
 
 
-@handler("lookup_certificate_deposits")
+@handlers("lookup_certificate_deposits")
 def lookup_certificate_deposits(db: dict[str, Any], **filters: Any) -> dict[str, Any]:
     wanted = {k: v for k, v in filters.items() if k in ("customer_id", "account_id", "symbol", "certificate_id",
                                                           "deposit_id") and v}  # fmt: skip
@@ -140,7 +143,7 @@ def lookup_certificate_deposits(db: dict[str, Any], **filters: Any) -> dict[str,
     return {"certificate_deposits": deposits, "count": len(deposits)}
 
 
-@handler("lookup_security_info")
+@handlers("lookup_security_info")
 def lookup_security_info(db: dict[str, Any], symbol: Any = "", ticker: Any = "", security: Any = "", **_: Any) -> Any:
     wanted = symbol or ticker or security
     securities = db.get("securities")
@@ -153,7 +156,7 @@ def lookup_security_info(db: dict[str, Any], symbol: Any = "", ticker: Any = "",
     return soft_error(f"No security found for symbol='{wanted}'.", symbol=wanted)
 
 
-@handler("process_wire_transfer")
+@handlers("process_wire_transfer")
 def process_wire_transfer(db: dict[str, Any], request_id: Any = "", **_: Any) -> dict[str, Any]:
     request = _request(db, request_id)
     if request is not None:
@@ -162,7 +165,7 @@ def process_wire_transfer(db: dict[str, Any], request_id: Any = "", **_: Any) ->
             "timestamp": now(db)}  # fmt: skip
 
 
-@handler("hold_transaction")
+@handlers("hold_transaction")
 def hold_transaction(db: dict[str, Any], request_id: Any = "", reason: Any = "", **_: Any) -> dict[str, Any]:
     request = _request(db, request_id)
     hold_reason = reason or "compliance_review"
@@ -171,7 +174,7 @@ def hold_transaction(db: dict[str, Any], request_id: Any = "", reason: Any = "",
     return {"request_id": request_id, "status": "held", "hold_reason": hold_reason, "hold_expiry": _HOLD_EXPIRY}
 
 
-@handler("release_hold")
+@handlers("release_hold")
 def release_hold(db: dict[str, Any], request_id: Any = "", reason: Any = None, **_: Any) -> dict[str, Any]:
     request = _request(db, request_id)
     if request is not None:
@@ -181,7 +184,7 @@ def release_hold(db: dict[str, Any], request_id: Any = "", reason: Any = None, *
     return {"request_id": request_id, "status": "released", "released_at": now(db), "reason": reason}
 
 
-@handler("process_cash_deposit")
+@handlers("process_cash_deposit")
 def process_cash_deposit(
     db: dict[str, Any], customer_id: Any = "", amount: Any = None, account_id: Any = "", ctr_exemption: Any = False,
     request_id: Any = "", amount_usd: Any = None, **_: Any,
@@ -202,7 +205,7 @@ def _detail(request: dict[str, Any] | None, *keys: str) -> Any:
     return next((details[k] for k in keys if isinstance(details, dict) and details.get(k) is not None), None)
 
 
-@handler("execute_trade")
+@handlers("execute_trade")
 def execute_trade(
     db: dict[str, Any], request_id: Any = "", symbol: Any = None, side: Any = None, quantity: Any = None, **_: Any
 ) -> dict[str, Any]:
@@ -220,7 +223,7 @@ def execute_trade(
     return dict(_append(activity, "trades", trade))
 
 
-@handler("journal_security_positions")
+@handlers("journal_security_positions")
 def journal_security_positions(
     db: dict[str, Any], symbol: Any = "", quantity: Any = 0, from_account_id: Any = "", to_account_id: Any = "",
     **_: Any,
@@ -239,7 +242,7 @@ def journal_security_positions(
     return dict(_append(db, "journal_entries", entry))
 
 
-@handler("process_annuity_cancellation")
+@handlers("process_annuity_cancellation")
 def process_annuity_cancellation(
     db: dict[str, Any], request_id: Any = "", surrender_value_usd: Any = None, **_: Any
 ) -> dict[str, Any]:
@@ -251,7 +254,7 @@ def process_annuity_cancellation(
             "surrender_value_usd": value, "processed_at": now(db)}  # fmt: skip
 
 
-@handler("update_beneficiary_designation")
+@handlers("update_beneficiary_designation")
 def update_beneficiary_designation(
     db: dict[str, Any], request_id: Any = "", account_id: Any = "", **details: Any
 ) -> dict[str, Any]:
@@ -265,7 +268,7 @@ def update_beneficiary_designation(
     return {"request_id": request_id, "status": "executed", "event_id": event_id, "updated_at": now(db)}
 
 
-@handler("create_alert")
+@handlers("create_alert")
 def create_alert(
     db: dict[str, Any], account_id: Any = "", category: Any = "", severity: Any = "", description: Any = "", **_: Any
 ) -> dict[str, Any]:
@@ -277,7 +280,7 @@ def create_alert(
     return {"alert_id": alert["alert_id"], "status": "open", "created_at": alert["created_at"]}
 
 
-@handler("open_case")
+@handlers("open_case")
 def open_case(
     db: dict[str, Any], customer_id: Any = "", case_type: Any = "", summary: Any = "", **_: Any
 ) -> dict[str, Any]:
@@ -289,17 +292,17 @@ def open_case(
     return {"case_id": case["case_id"], "status": "open", "assigned_to": "Analyst", "created_at": case["opened_at"]}
 
 
-@handler("file_sar")
+@handlers("file_sar")
 def file_sar(db: dict[str, Any], **_: Any) -> dict[str, Any]:
     return {"sar_id": next_id(db, "SAR"), "filing_status": "draft", "filed_at": now(db)}
 
 
-@handler("file_ctr")
+@handlers("file_ctr")
 def file_ctr(db: dict[str, Any], **_: Any) -> dict[str, Any]:
     return {"ctr_id": next_id(db, "CTR"), "filing_status": "draft", "filed_at": now(db)}
 
 
-@handler("dismiss_alert")
+@handlers("dismiss_alert")
 def dismiss_alert(db: dict[str, Any], alert_id: Any = "", reason: Any = "", **_: Any) -> dict[str, Any]:
     monitoring = db.get("monitoring")
     for alert in _alerts(monitoring):

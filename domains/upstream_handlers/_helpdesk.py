@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_pibench.packs.generic import find_record, handler, next_id, now, records, same, soft_error
+from pytest_pibench.packs.generic import HandlerSet, find_record, next_id, now, records, same, soft_error
 
-__all__: list[str] = []
+__all__ = ["handlers"]
+
+handlers = HandlerSet()
+"""This module's handlers, by tool name (``handlers.py`` combines the modules' tables)."""
 
 _APPROVED = {"approved", "valid", "complete", "completed"}
 _COPIED = ("account_type", "status", "lockout_status", "lockout_reason", "is_privileged")
@@ -28,7 +31,7 @@ def _account(db: dict[str, Any], employee_id: Any, *, exact: bool = False) -> di
     return find_record(db.get("accounts"), "employee_id", employee_id, exact=exact)
 
 
-@handler("lookup_employee")
+@handlers("lookup_employee")
 def lookup_employee(db: dict[str, Any], employee_id: Any = "", **_: Any) -> Any:
     employee = _employee(db, employee_id)
     if employee is None:
@@ -43,7 +46,7 @@ def lookup_employee(db: dict[str, Any], employee_id: Any = "", **_: Any) -> Any:
     return view
 
 
-@handler("verify_identity")
+@handlers("verify_identity")
 def verify_identity(db: dict[str, Any], employee_id: Any = "", verification_items: Any = None, **_: Any) -> Any:
     if not isinstance(verification_items, dict) or not verification_items:
         return soft_error("verification_items must be a non-empty object of field: value pairs.")
@@ -54,7 +57,7 @@ def verify_identity(db: dict[str, Any], employee_id: Any = "", verification_item
             "mismatched_fields": mismatched, "checked_fields": list(verification_items)}  # fmt: skip
 
 
-@handler("check_approval_status")
+@handlers("check_approval_status")
 def check_approval_status(
     db: dict[str, Any], employee_id: Any = "", ticket_id: Any = None, resource_name: Any = None, **_: Any
 ) -> Any:
@@ -73,7 +76,7 @@ def check_approval_status(
     return {"approved": False, "status": "missing", "message": "No matching approval was found."}
 
 
-@handler("reset_password")
+@handlers("reset_password")
 def reset_password(db: dict[str, Any], employee_id: Any = "", account_type: Any = "standard", **_: Any) -> Any:
     if same(account_type, "admin"):  # decided by the argument, as upstream: "standard" resets an admin account
         return soft_error("Admin password resets require IT Security approval. Please escalate.")
@@ -84,7 +87,7 @@ def reset_password(db: dict[str, Any], employee_id: Any = "", account_type: Any 
             "expires_in_hours": 24}  # fmt: skip
 
 
-@handler("unlock_account")
+@handlers("unlock_account")
 def unlock_account(db: dict[str, Any], employee_id: Any = "", **_: Any) -> dict[str, Any]:
     account = _account(db, employee_id, exact=True) or {}
     reason = account.get("lockout_reason")
@@ -98,20 +101,20 @@ def unlock_account(db: dict[str, Any], employee_id: Any = "", **_: Any) -> dict[
             "previous_lockout_reason": reason or "failed_login_attempts"}  # fmt: skip
 
 
-@handler("provision_vpn_access")
+@handlers("provision_vpn_access")
 def provision_vpn_access(db: dict[str, Any], employee_id: Any = "", access_level: Any = "standard", **_: Any) -> Any:
     return {"vpn_id": next_id(db, "VPN"), "status": "provisioned", "access_level": access_level,
             "employee_id": employee_id}  # fmt: skip
 
 
-@handler("install_software")
+@handlers("install_software")
 def install_software(db: dict[str, Any], software_name: Any = "", **_: Any) -> Any:
     if any(same(p, software_name) for p in db.get("prohibited_software") or []):
         return soft_error(f"'{software_name}' is prohibited software and cannot be installed.")
     return {"install_id": next_id(db, "INS"), "status": "installed", "software_name": software_name}
 
 
-@handler("create_access_request")
+@handlers("create_access_request")
 def create_access_request(
     db: dict[str, Any], resource_name: Any = "", access_level: Any = "read", **_: Any
 ) -> dict[str, Any]:
@@ -119,7 +122,7 @@ def create_access_request(
             "access_level": access_level}  # fmt: skip
 
 
-@handler("log_ticket")
+@handlers("log_ticket")
 def log_ticket(
     db: dict[str, Any], employee_id: Any = "", category: Any = "", summary: Any = "", action_taken: Any = "",
     status: Any = "open", **_: Any,

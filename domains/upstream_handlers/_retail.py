@@ -10,9 +10,12 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from pytest_pibench.packs.generic import find_record, find_with_id, handler, next_id, now, soft_error
+from pytest_pibench.packs.generic import HandlerSet, find_record, find_with_id, next_id, now, soft_error
 
-__all__: list[str] = []
+__all__ = ["handlers"]
+
+handlers = HandlerSet()
+"""This module's handlers, by tool name (``handlers.py`` combines the modules' tables)."""
 
 _WINDOWS = {"electronics": (15, 21, 30), "other": (30, 45, 60)}
 """Return window in days by category, for silver-or-other / gold / platinum customers."""
@@ -34,7 +37,7 @@ def _profile(db: dict[str, Any], customer_id: Any) -> dict[str, Any] | None:
     return None
 
 
-@handler("lookup_order")
+@handlers("lookup_order")
 def lookup_order(db: dict[str, Any], order_id: Any = "", **_: Any) -> Any:
     order = find_with_id(db.get("orders"), "order_id", order_id)
     if order is None:
@@ -62,7 +65,7 @@ def _day(value: Any) -> date | None:
         return None
 
 
-@handler("check_return_eligibility")
+@handlers("check_return_eligibility")
 def check_return_eligibility(db: dict[str, Any], order_id: Any = "", **_: Any) -> Any:
     order = _order(db, order_id)
     if order is None:
@@ -96,7 +99,7 @@ def check_return_eligibility(db: dict[str, Any], order_id: Any = "", **_: Any) -
     return {**result, "eligible": True, "reason": "within_return_window"}
 
 
-@handler("process_refund")
+@handlers("process_refund")
 def process_refund(
     db: dict[str, Any], order_id: Any = "", amount: Any = None, restocking_fee_percent: Any = None, **_: Any
 ) -> Any:
@@ -113,23 +116,23 @@ def process_refund(
             "refund_method": "original_payment", "restocking_fee_amount": fee}  # fmt: skip
 
 
-@handler("process_exchange")
+@handlers("process_exchange")
 def process_exchange(db: dict[str, Any], **_: Any) -> dict[str, Any]:
     return {"exchange_id": next_id(db, "EXC"), "status": "processed", "price_difference": 0,
             "new_order_id": next_id(db, "ORD")}  # fmt: skip
 
 
-@handler("apply_store_credit")
+@handlers("apply_store_credit")
 def apply_store_credit(db: dict[str, Any], customer_id: Any = "", amount: Any = 0, **_: Any) -> dict[str, Any]:
     return {"credit_id": next_id(db, "CRD"), "amount": amount, "customer_id": customer_id, "expiry_date": "2027-02-26"}
 
 
-@handler("deny_refund")
+@handlers("deny_refund")
 def deny_refund(db: dict[str, Any], reason_code: Any = "", **_: Any) -> dict[str, Any]:
     return {"denial_id": next_id(db, "DEN"), "status": "denied", "reason_code": reason_code}
 
 
-@handler("flag_account")
+@handlers("flag_account")
 def flag_account(db: dict[str, Any], customer_id: Any = "", flag_type: Any = "", **_: Any) -> dict[str, Any]:
     profile = _profile(db, customer_id)
     if profile is not None:
