@@ -68,55 +68,18 @@ def _existing(path: str) -> str:
     return path
 
 
-def _named_roots() -> list[Path]:
-    """Where names are looked up: ``./scenarios`` (a workspace), then the bundled scenarios."""
-    from pytest_pibench.paths import bundled_scenarios_dir
-
-    roots = [Path.cwd() / "scenarios", bundled_scenarios_dir()]
-    return list(dict.fromkeys(root.resolve() for root in roots if root.is_dir()))
-
-
-def _scenario_id_of(file: Path) -> str | None:
-    try:
-        meta = json.loads(file.read_text(encoding="utf-8-sig")).get("meta")
-    except (OSError, ValueError, AttributeError, RecursionError):
-        return None
-    scenario_id = meta.get("scenario_id") if isinstance(meta, dict) else None
-    return scenario_id if isinstance(scenario_id, str) else None
-
-
 def resolve_scenario_arg(arg: str) -> str:
-    """What ``pi run``/``pi list`` run for ``arg``, from any directory.
-
-    An existing file or folder (optionally with a ``::`` node suffix) as given;
-    otherwise, in ``./scenarios`` and then the bundled scenarios: a domain name
-    or upstream alias (``retail``), a scenario file stem (``ret_004_tv_return_before_move``,
-    ``.json`` optional) or a scenario id (``RET_004_TV_RETURN_BEFORE_MOVE``).
+    """What ``pi run``/``pi list`` run for ``arg`` (see :func:`~pytest_pibench.run.targets.resolve_target`).
 
     Raises:
-        _UsageError: when ``arg`` is none of these.
+        _UsageError: when ``arg`` names nothing.
     """
-    if Path(arg.split("::")[0]).exists():
-        return arg
-    from pytest_pibench.packs.loading import canonical_domain_name
-    from pytest_pibench.scenario.loading import discover_scenarios
+    from pytest_pibench.run.targets import TargetError, resolve_target  # the engine only when a name is looked up
 
-    roots = _named_roots()
-    for root in roots:
-        folder = root / canonical_domain_name(arg)
-        if folder.is_dir():
-            return str(folder)
-    stem = arg.removesuffix(".json")
-    for root in roots:
-        for file in discover_scenarios(root):
-            if file.stem == stem or _scenario_id_of(file) == arg:
-                return str(file)
-    if "/" in arg or "\\" in arg or arg.endswith(".json"):
-        raise _UsageError(f"no such file or directory: {arg}")
-    raise _UsageError(
-        f"{arg!r} is neither a file or folder nor a domain, scenario file name or scenario id "
-        "(looked in ./scenarios and the bundled scenarios); `pi list` shows what there is"
-    )
+    try:
+        return resolve_target(arg)
+    except TargetError as exc:
+        raise _UsageError(str(exc)) from None
 
 
 _UPSTREAM_ALIASES: dict[str, tuple[str, ...]] = {"trials": ("--num-trials",)}
