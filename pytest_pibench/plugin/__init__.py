@@ -104,32 +104,11 @@ def pytest_configure(config: pytest.Config) -> None:
     for label, mark in LABEL_MARKS.items():
         config.addinivalue_line("markers", f"{mark}: pi-bench scenarios labelled {label}")
     check_outputs(config, settings)  # writable, and no other run writes the results path
+    _load_resume(config, settings)
+    if settings.run.agents or settings.run.judge or (settings.run.user != "scripted" and settings.scenario_dirs):
+        _resolve_participants(config, settings)
     if settings.run.agents:
-        from pytest_pibench.participants.specs import AgentSpecError, resolve_agent
-        from pytest_pibench.plugin.extensions import participant_schemes
-
-        for spec in settings.run.agents:
-            try:
-                resolve_agent(spec, settings.run.params("agent"), schemes=participant_schemes(config))
-            except AgentSpecError as exc:
-                raise pytest.UsageError(f"--pibench-agent: {exc}") from None
         _default_to_scenario_dirs(config, settings)
-    if settings.run.user != "scripted" and (settings.run.agents or settings.scenario_dirs):
-        from pytest_pibench.participants.specs import AgentSpecError, resolve_user
-        from pytest_pibench.plugin.extensions import participant_schemes
-
-        try:
-            resolve_user(settings.run.user, settings.run.params("user"), schemes=participant_schemes(config))
-        except AgentSpecError as exc:
-            raise pytest.UsageError(f"--pibench-user: {exc}") from None
-    if settings.run.judge:
-        from pytest_pibench.participants.specs import AgentSpecError, resolve_judge
-        from pytest_pibench.plugin.extensions import participant_schemes
-
-        try:
-            resolve_judge(settings.run.judge, settings.run.params("judge"), schemes=participant_schemes(config))
-        except AgentSpecError as exc:
-            raise pytest.UsageError(f"--pibench-judge: {exc}") from None
     from pytest_pibench.plugin.gates import baseline_problem, parse_baseline_spec, unknown_metric
     from pytest_pibench.plugin.results_collector import ResultCollector  # light: no engine import at module level
     from pytest_pibench.results.reading import read_baseline
@@ -152,7 +131,25 @@ def pytest_configure(config: pytest.Config) -> None:
         if problem:
             raise pytest.UsageError(f"--pibench-baseline: {problem}")
     config.pluginmanager.register(collector, "pibench-results")
-    _load_resume(config, settings)
+
+
+def _resolve_participants(config: pytest.Config, settings: Settings) -> None:
+    """Resolve every participant spec once, in the run's executor (which keeps them); a bad one is a usage error."""
+    from pytest_pibench.participants.specs import AgentSpecError
+    from pytest_pibench.plugin.item import executor_of
+
+    option = "--pibench-agent"
+    try:
+        executor = executor_of(config)  # the plugins' schemes are read here: a clash is a usage error too
+        for spec in settings.run.agents:
+            executor.agent(spec)
+        if settings.run.user != "scripted":
+            option = "--pibench-user"
+            executor.user()
+        option = "--pibench-judge"
+        executor.judge()
+    except AgentSpecError as exc:
+        raise pytest.UsageError(f"{option}: {exc}") from None
 
 
 def _load_resume(config: pytest.Config, settings: Settings) -> None:
