@@ -111,6 +111,10 @@ def is_real_stop(exc: BaseException) -> bool:
     return threading.current_thread() is threading.main_thread() and not interrupt.watching()
 
 
+_Job = tuple[Any, tuple[Any, ...], dict[str, Any], threading.Event]
+"""``(function, arguments, outcome, done)``: one call for the worker thread."""
+
+
 class ParticipantCaller:
     """Runs participant calls against the episode deadline.
 
@@ -129,12 +133,24 @@ class ParticipantCaller:
 
     def __init__(self, deadline: float | None) -> None:
         self.deadline = deadline
-        self._jobs: queue.SimpleQueue[tuple[Any, tuple[Any, ...], dict[str, Any], threading.Event]] | None = None
+        self._jobs: queue.SimpleQueue[_Job | None] | None = None
+
+    def close(self) -> None:
+        """End the worker thread once its current call returns (an idle one at once); later calls start a new one.
+
+        Without it each episode would leave an idle thread behind for the life of the process.
+        """
+        if self._jobs is not None:
+            self._jobs.put(None)
+            self._jobs = None
 
     @staticmethod
-    def _worker(jobs: queue.SimpleQueue[tuple[Any, tuple[Any, ...], dict[str, Any], threading.Event]]) -> None:
+    def _worker(jobs: queue.SimpleQueue[_Job | None]) -> None:
         while True:  # its own queue: an abandoned worker that wakes up later finds no more work, never another's
-            fn, args, outcome, done = jobs.get()
+            job = jobs.get()
+            if job is None:  # close(): the episode is over
+                return
+            fn, args, outcome, done = job
             try:
                 outcome["value"] = fn(*args)
             except BaseException as exc:  # whatever it is, it came from the participant: described here

@@ -108,6 +108,8 @@ class _Episode:
             current = self.messages[-1] if self.messages else None
             for role, participant in (("agent", self.agent), ("user", self.user)):
                 self._stop(role, participant, current, states[role], deadline)
+            if caller is None:  # ours: its thread ends with the episode (a given one is its owner's to close)
+                self.call.close()
         for index, message in enumerate(self.messages):
             message["turn_index"] = index
         ending_state = final_state(self.env.db)

@@ -138,9 +138,29 @@ def episode_row(
     include_transcript: bool = True,
 ) -> ResultRow:
     """The row of one planned item (see :func:`run_one` for what becomes a row and what raises)."""
+    loaded: Scenario | None = item.scenario if isinstance(item.scenario, Scenario) else None
+    caller = ParticipantCaller(None)  # its deadline is set once the scenario is bound, as the agent is built
+    try:
+        return _played(item, spec, limits, loaded, caller, user_factory, judge, judge_factory, judge_votes,
+                       include_transcript)  # fmt: skip
+    finally:
+        caller.close()  # the episode's participant thread ends with it
+
+
+def _played(
+    item: PlannedItem,
+    spec: AgentSpec,
+    limits: EpisodeLimits,
+    loaded: Scenario | None,
+    caller: ParticipantCaller,
+    user_factory: Callable[[Scenario], Any] | None,
+    judge: JudgeProtocol | None,
+    judge_factory: Callable[[], JudgeProtocol] | None,
+    judge_votes: int,
+    include_transcript: bool,
+) -> ResultRow:
     target, trial, seed = item.scenario, item.trial, item.seed
     timeout = limits.timeout
-    loaded: Scenario | None = target if isinstance(target, Scenario) else None
     domain_name = ""
     judging = False
     try:
@@ -149,7 +169,7 @@ def episode_row(
         binding = bind_scenario(loaded)
         domain_name = binding.domain.name
         # Building the agent runs its code: under the episode timeout, on the thread its episode will use.
-        caller = ParticipantCaller(None if timeout is None else time.monotonic() + timeout)
+        caller.deadline = None if timeout is None else time.monotonic() + timeout
         agent_obj = _build_agent(spec, loaded, caller)
         user = _build_user(user_factory, loaded, caller) if user_factory else None
         judge_obj = judge_factory() if judge_factory else judge

@@ -162,3 +162,19 @@ def test_run_suite_runs_through_the_executor_with_the_config_and_limit_changes()
     assert all(r["termination_reason"] == "max_steps" and r["step_count"] == 3 for r in rows)
     key = rows[0]["fingerprint"]["key"]
     assert key["settings"]["max_steps"] == 3 and key["seed"] == rows[0]["seed"]
+
+
+def test_episodes_leave_no_participant_thread_behind():
+    """Each episode with a timeout runs its participant calls on a thread of its own; it ends with the episode."""
+    import time
+
+    before = {t.ident for t in threading.enumerate()}
+    executor = Executor(RunConfig(agents=("oracle",), trials=3))  # the default 600 s timeout: calls on a thread
+    assert len(executor.run(executor.plan(RETAIL)).rows) == 18
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        left = [t for t in threading.enumerate() if t.ident not in before and t.name == "pibench-participant"]
+        if not left:
+            break
+        time.sleep(0.05)
+    assert not left, f"{len(left)} participant threads outlived their episodes"
