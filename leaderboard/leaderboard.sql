@@ -1,11 +1,19 @@
--- pi-bench leaderboard over AgentBeats results files (results/*.json: the artifact of the green server,
--- or of `pi report -o`). One row per results file, agent id first; rates in percent; valid runs first.
+-- pi-bench leaderboard over AgentBeats results files (results/*.json). A file is either the bare
+-- artifact (what the green server sends, or `pi report -o` writes) or the AgentBeats client's
+-- wrapper of it: {"participants": {"agent": "<id>"}, "results": [<artifact>]}; the wrapper's agent id wins.
+-- One row per results file, agent id first; rates in percent; valid runs first.
 -- Run:  duckdb -c ".read leaderboard/leaderboard.sql"   (from the folder that holds results/)
-WITH runs AS (
-    SELECT json AS j FROM read_json_objects('results/*.json', format = 'auto')
+WITH files AS (
+    SELECT json AS f FROM read_json_objects('results/*.json', format = 'auto')
+),
+runs AS (  -- j: the artifact, wrapped or not
+    SELECT
+        f ->> '$.participants.agent' AS agent_id,
+        CASE WHEN json_exists(f, '$.results[0].results[0].metrics') THEN f -> '$.results[0]' ELSE f END AS j
+    FROM files
 )
 SELECT
-    j ->> '$.participants.agent' AS agent,
+    agent_id AS agent,
     round(100 * CAST(j ->> '$.results[0].metrics.overall_score' AS DOUBLE), 1) AS overall,
     round(100 * CAST(j ->> '$.results[0].metrics.compliance_rate' AS DOUBLE), 1) AS compliance,
     round(100 * CAST(j ->> '$.results[0].metrics.by_group."Policy Understanding"' AS DOUBLE), 1) AS policy_understanding,

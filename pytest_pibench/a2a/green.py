@@ -146,7 +146,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--port", type=argument_type(lambda t: whole_number(t, 0, 65535), "port"), default=9009,
                         help="port to listen on, 0 for any free one (default 9009)")  # fmt: skip
     parser.add_argument("--card-url", type=_url, help="the URL the card advertises (behind a proxy, in a container)")
-    parser.add_argument("--max-concurrency", type=int, default=8, help="episodes in flight per assessment, at most")
+    parser.add_argument("--max-concurrency", "--concurrency", dest="max_concurrency", type=int, default=8,
+                        help="episodes in flight per assessment, at most (--concurrency: the name AgentBeats' "
+                             "generated start command uses)")  # fmt: skip
     parser.add_argument("--results-dir", type=Path, help="keep each assessment's results file here")
     parser.add_argument("--max-assessments", type=int, default=4, help="assessments running at once, at most")
     parser.add_argument(

@@ -36,6 +36,27 @@ def test_the_console_script_serves_and_assesses():
         process.wait(10)
 
 
+def test_the_start_command_agentbeats_generates_is_accepted_and_unknown_flags_still_fail():
+    command = shutil.which("pi-bench-green") or pytest.skip("pi-bench-green is not on PATH (pip install -e .)")
+    generated = [command, "--host", "127.0.0.1", "--port", "0", "--card-url", "http://green-agent:9009",
+                 "--concurrency", "1"]  # the compose generator's command, on a free loopback port  # fmt: skip
+    process = subprocess.Popen(generated, stdout=subprocess.PIPE, text=True)
+    try:
+        match = re.search(r"serving on (http://127\.0\.0\.1:\d+)", process.stdout.readline())
+        assert match
+        card = httpx.get(match.group(1) + "/.well-known/agent-card.json").json()
+        assert card["supportedInterfaces"][0]["url"] == "http://green-agent:9009"
+    finally:
+        process.terminate()
+        process.wait(10)
+    refused = subprocess.run([sys.executable, "-m", "pytest_pibench.a2a.green", "--concurency", "1"],
+                             capture_output=True, text=True, check=False)  # fmt: skip
+    assert refused.returncode == 2 and "unrecognized arguments: --concurency" in refused.stderr
+    capped = subprocess.run([sys.executable, "-m", "pytest_pibench.a2a.green", "--concurrency", "0"],
+                            capture_output=True, text=True, check=False)  # fmt: skip
+    assert capped.returncode == 2 and "--max-concurrency must be between 1 and 256" in capped.stderr
+
+
 def test_the_console_script_refuses_a_bad_cap():
     result = subprocess.run([sys.executable, "-m", "pytest_pibench.a2a.green", "--max-concurrency", "0"],
                             capture_output=True, text=True, check=False)  # fmt: skip

@@ -50,3 +50,24 @@ def test_the_query_gives_agent_first_and_every_leaderboard_number(tmp_path, monk
             assert got[flag] == round(100 * rate, 1)
         assert got["episodes"] == 12 and got["error_rows"] == 0 and got["valid"] is True
     assert table["oracle"]["overall"] == 100.0 and table["baseline:deny"]["compliance"] < 100.0
+
+
+def test_a_wrapped_results_file_gives_the_row_its_bare_artifact_gives(tmp_path, monkeypatch):
+    """The AgentBeats client stores {"participants": {"agent": id}, "results": [<artifact>]}: same numbers."""
+    files = [f for f in discover_scenarios(bundled_scenarios_dir()) if "retail" in f.parts][:6]
+    rows = [run_one(f, "baseline:deny") for f in files]
+    atomic_write_json(tmp_path / "run.json", results_document(rows, {"agents": ["baseline:deny"]}, 1.0))
+    bare_dir, wrapped_dir = tmp_path / "bare" / "results", tmp_path / "wrapped" / "results"
+    bare_dir.mkdir(parents=True)
+    wrapped_dir.mkdir(parents=True)
+    assert report_command([str(tmp_path / "run.json")], output=str(bare_dir / "a.json")) == 0
+    artifact = json.loads((bare_dir / "a.json").read_text())
+    wrapped = {"participants": {"agent": artifact["participants"]["agent"]}, "results": [artifact]}
+    (wrapped_dir / "a.json").write_text(json.dumps(wrapped))
+    monkeypatch.chdir(tmp_path / "bare")
+    bare = duckdb.sql(QUERY.read_text()).fetchall()
+    monkeypatch.chdir(tmp_path / "wrapped")
+    relation = duckdb.sql(QUERY.read_text())
+    assert relation.fetchall() == bare and len(bare) == 1
+    values = dict(zip(relation.columns, bare[0], strict=True))
+    assert values["compliance"] is not None and values["overall"] is not None and values["episodes"] == 6
