@@ -20,6 +20,7 @@ from pytest_pibench.env.binding import bind_scenario
 from pytest_pibench.episode.protocols import InfrastructureError, JudgeProtocol
 from pytest_pibench.scenario.models import Scenario
 from pytest_pibench.transcript import TraceEntry
+from pytest_pibench.vocab import NORMAL_TERMINATIONS
 
 __all__ = [
     "DIMENSIONS",
@@ -29,15 +30,6 @@ __all__ = [
     "evaluate",
     "event_flags",
 ]
-
-NORMAL_TERMINATIONS = frozenset(
-    {"agent_stop", "user_stop", "max_steps", "agent_error", "tool_call_limit", "cost_limit"}
-)
-"""Endings that are scored normally; any other ending scores 0 (upstream's rule).
-
-``tool_call_limit`` and ``cost_limit`` are ours (upstream has neither limit):
-like ``max_steps`` each is a limit the agent ran into, so its transcript is scored.
-"""
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ import re
 from typing import Literal
 
 __all__ = [
+    "NORMAL_TERMINATIONS",
     "DIMENSIONS",
     "Dimension",
     "BENCHMARK_VERSION",
@@ -85,3 +86,13 @@ COLUMNS: dict[str, str] = {
 def slug(text: str) -> str:
     """``Temporal / State Reasoning`` -> ``temporal_state_reasoning``."""
     return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
+
+
+NORMAL_TERMINATIONS = frozenset(
+    {"agent_stop", "user_stop", "max_steps", "agent_error", "tool_call_limit", "cost_limit"}
+)
+"""Endings that are scored normally; any other ending scores 0 (upstream's rule).
+
+``tool_call_limit`` and ``cost_limit`` are ours (upstream has neither limit):
+like ``max_steps`` each is a limit the agent ran into, so its transcript is scored.
+"""

@@ -214,10 +214,10 @@ class GreenExecutor(AgentExecutor):
         else:  # a shard past the last item: an empty result, published as such
             artifact = to_leaderboard([], agent_id=assessment.agent_id, domain=assessment.label)
             artifact["pibench_validity"] = dict(document["validity"])
-        # The data part is what platforms read; it carries numbers as doubles (a 63-bit seed loses
-        # digits), so the exact JSON goes along as a text part.
+        # The data part is what platforms read; it carries numbers as doubles, so a whole number past
+        # 2**53 (a 63-bit seed) goes as its decimal string there; the exact JSON goes along as a text part.
         exact = new_text_part(strict_dumps(artifact), media_type="application/json")
-        await updater.add_artifact([new_data_part(artifact), exact], name="pi-bench assessment results")
+        await updater.add_artifact([new_data_part(_double_safe(artifact)), exact], name="pi-bench assessment results")
         summary = f"{total} episodes assessed"
         if problems:
             summary += f"; NOT VALID FOR THE LEADERBOARD: {'; '.join(problems)}"
@@ -225,3 +225,17 @@ class GreenExecutor(AgentExecutor):
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         raise UnsupportedOperationError(message="an assessment cannot be cancelled once it runs")
+
+
+_EXACT_DOUBLE = 2**53
+
+
+def _double_safe(value: Any) -> Any:
+    """``value`` with every whole number a double cannot hold exactly (past 2**53) as its decimal string."""
+    if isinstance(value, dict):
+        return {k: _double_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_double_safe(v) for v in value]
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _EXACT_DOUBLE:
+        return str(value)
+    return value

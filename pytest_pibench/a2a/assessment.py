@@ -143,7 +143,7 @@ def url_allowed(url: str, prefixes: Sequence[str]) -> bool:
 def _participant(payload: Mapping[str, Any]) -> tuple[str, str]:
     if payload.get("purple_agent_url"):
         named = _http_url(payload["purple_agent_url"], "purple_agent_url")
-        return named, str(payload.get("purple_agent_id") or payload.get("agentbeats_id") or "agent")
+        return named, str(payload.get("purple_agent_id") or payload.get("agentbeats_id") or named)
     participants = payload.get("participants")
     if not isinstance(participants, Mapping) or not participants:
         raise AssessmentRequestError('name the agent to assess: {"participants": {"agent": "http://..."}}')
@@ -152,11 +152,12 @@ def _participant(payload: Mapping[str, Any]) -> tuple[str, str]:
     raw_ids = payload.get("agentbeats_ids")
     ids: Mapping[str, Any] = raw_ids if isinstance(raw_ids, Mapping) else {}
     url: Any = entry  # a bare URL string, or an object naming it
-    agent_id: Any = ids.get(role) or role
+    agent_id: Any = ids.get(role)
     if isinstance(entry, Mapping):
         url = entry.get("url") or entry.get("endpoint") or entry.get("base_url")
         agent_id = entry.get("id") or entry.get("agentbeats_id") or agent_id
-    return _http_url(url, f"participants.{role}"), str(agent_id)
+    checked = _http_url(url, f"participants.{role}")
+    return checked, str(agent_id or checked)  # no id given: the agent is known by its URL, not by its role
 
 
 def _int(config: Mapping[str, Any], key: str, default: int, low: int, high: int) -> int:

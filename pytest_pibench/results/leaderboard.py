@@ -15,8 +15,9 @@ from typing import Any, Literal
 
 from pytest_pibench.results.document import validity
 from pytest_pibench.results.metrics import compute_metrics
-from pytest_pibench.results.row_checks import row_dimensions
+from pytest_pibench.results.row_checks import row_checks, row_dimensions
 from pytest_pibench.results.types import ResultRow, ResultsDocument
+from pytest_pibench.vocab import BENCHMARK_VERSION, NORMAL_TERMINATIONS
 
 __all__ = ["leaderboard_path", "run_artifacts", "to_leaderboard"]
 
@@ -57,14 +58,45 @@ def _reward(row: ResultRow) -> float:
     return 1.0 if row.get("all_passed") else 0.0
 
 
-def _detail(row: ResultRow) -> dict[str, Any]:
-    """The ``scenario_details`` entry of one row (outcome checks with upstream's empty ``dimension``)."""
-    defaults: dict[str, Any] = {"semantic_score": 0.0, "canonical_decision": "", "status": "unknown", "event_flags": {}}
+_NO_FLAGS = {"V_r": False, "UR_r": False, "OR_r": False, "EA_r": False, "AT_r": False}
+_ERROR_STATUSES = ("error", "validation_error")
+
+
+def _semantic_score(row: ResultRow) -> float | None:
+    """The reference's ``semantic_score`` of a detail (upstream-evaluation.md §7.3, the leaderboard's Semantic column).
+
+    An error row or an abnormal ending: 0.0. A scored row: its judged Tier-2 share;
+    1.0 when the scenario has no Tier-2 check at all. A row whose Tier-2 checks went
+    unjudged (no judge in the run) keeps None: nothing was measured.
+    """
+    reason = row.get("termination_reason")
+    if row.get("status") != "completed" or (reason is not None and reason not in NORMAL_TERMINATIONS):
+        return 0.0
+    score = row.get("semantic_score")
+    if isinstance(score, int | float):
+        return float(score)
+    if not any(c.get("tier") == 2 for c in row_checks(row)):
+        return 1.0
+    return None
+
+
+def _detail(row: ResultRow, benchmark_version: str) -> dict[str, Any]:
+    """The ``scenario_details`` entry of one row, with the reference's field semantics.
+
+    ``semantic_score`` as :func:`_semantic_score`; an error row's event flags all
+    false (nothing the agent did was scored); ``benchmark_version`` always there;
+    outcome checks with upstream's empty ``dimension``.
+    """
+    defaults: dict[str, Any] = {"canonical_decision": "", "status": "unknown", "event_flags": {}}
     detail = {key: row.get(key, defaults.get(key)) for key in _DETAIL_KEYS}
     detail["reward"] = _reward(row)
+    detail["semantic_score"] = _semantic_score(row)
+    if row.get("status") in _ERROR_STATUSES:
+        detail["event_flags"] = dict(_NO_FLAGS)
+    detail["benchmark_version"] = row.get("benchmark_version") or benchmark_version
     for key in _OPTIONAL_KEYS:
         value = row_dimensions(row) if key == "dimensions" else row.get(key)
-        if value:
+        if value and key != "benchmark_version":
             detail[key] = value
     checks = row.get("outcome_checks")
     if checks:
@@ -87,8 +119,12 @@ def to_leaderboard(
     agent_id: str = "agent",
     domain: str = "policy_compliance",
     time_used: float = 0.0,
+    benchmark_version: str = BENCHMARK_VERSION,
 ) -> dict[str, Any]:
     """Build ``{"participants": ..., "results": [...]}`` from the rows of one agent.
+
+    ``benchmark_version`` is the version of the scenario set the rows were run on
+    (a row's own wins), stamped on every detail as the reference does.
 
     Rows are sorted by ``(scenario_id, trial)``; ``score`` sums rewards over
     every row (error rows count 0) and ``pass_rate`` is a percentage, as upstream.
@@ -122,7 +158,7 @@ def to_leaderboard(
                 "metrics": metrics,
                 "flag_summary": dict(metrics["event_flag_rates"]),
                 "label_breakdown": label_breakdown,
-                "scenario_details": [_detail(r) for r in ordered],
+                "scenario_details": [_detail(r, benchmark_version) for r in ordered],
             }
         ],
     }
@@ -166,7 +202,9 @@ def run_artifacts(
     for agent in dict.fromkeys(str(r.get("agent", "agent")) for r in rows):
         mine = [r for r in rows if r.get("agent", "agent") == agent]
         agent_id = (agent_ids or {}).get(agent, agent)
-        artifact = to_leaderboard(mine, agent_id=agent_id, domain=domain, time_used=round(wall, 3))
+        version = str(document.get("benchmark_version") or BENCHMARK_VERSION)
+        artifact = to_leaderboard(mine, agent_id=agent_id, domain=domain, time_used=round(wall, 3),
+                                  benchmark_version=version)  # fmt: skip
         artifact["pibench_validity"] = validity(
             mine, max_error_rate=max_error_rate, complete=complete, ended_by=document.get("ended_by")
         )

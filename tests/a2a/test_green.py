@@ -24,10 +24,10 @@ URL = "http://127.0.0.1:9019"
 @pytest.mark.parametrize(
     ("payload", "url", "agent_id"),
     [
-        ({"participants": {"agent": URL}}, URL, "agent"),
+        ({"participants": {"agent": URL}}, URL, URL),  # no id: the URL names it, not the literal role
         ({"participants": {"agent": {"url": URL + "/", "id": "team-x"}}}, URL, "team-x"),
         ({"participants": {"agent": {"endpoint": URL}}, "agentbeats_ids": {"agent": "ab-1"}}, URL, "ab-1"),
-        ({"participants": {"purple": URL}}, URL, "purple"),
+        ({"participants": {"purple": URL}}, URL, URL),
         ({"purple_agent_url": URL, "purple_agent_id": "p"}, URL, "p"),
     ],
 )
@@ -108,6 +108,8 @@ def test_an_assessment_end_to_end(tmp_path: Path):
     exact = json.loads(artifact_event["artifact"]["parts"][1]["text"])
     assert exact == reported  # the text part is exactly what pi report writes
     assert _same(reported, artifact)  # the data part too, up to the doubles protobuf makes of numbers
+    seeds = [d["seed"] for d in artifact["results"][0]["scenario_details"] if "seed" in d]
+    assert seeds and any(isinstance(s, str) for s in seeds)  # 63-bit seeds arrive whole
 
 
 def _same(reported: Any, artifact: Any) -> bool:
@@ -119,7 +121,7 @@ def _same(reported: Any, artifact: Any) -> bool:
         assert len(reported) == len(artifact)
         return all(_same(a, b) for a, b in zip(reported, artifact, strict=True))
     if isinstance(reported, int) and not isinstance(reported, bool) and abs(reported) > 2**53:
-        assert float(reported) == artifact  # a 63-bit seed as a double
+        assert artifact == str(reported)  # a 63-bit seed as its exact decimal string (a double would lose digits)
     else:
         assert reported == artifact, (reported, artifact)
     return True
@@ -211,7 +213,7 @@ def test_a_blocking_request_gets_the_finished_task_with_its_artifact():
     task = event["task"]
     assert task["status"]["state"] == "TASK_STATE_COMPLETED"
     artifact = json.loads(task["artifacts"][0]["parts"][1]["text"])
-    assert artifact["results"][0]["score"] == 2 and artifact["participants"] == {"agent": "agent"}
+    assert artifact["results"][0]["score"] == 2 and artifact["participants"] == {"agent": purple}  # no id: its URL
 
 
 def _send_raw(green_url: str, payload: dict[str, Any]) -> dict[str, Any]:

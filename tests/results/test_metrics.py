@@ -20,6 +20,7 @@ import pytest
 
 from pytest_pibench.results.leaderboard import to_leaderboard
 from pytest_pibench.results.metrics import COLUMNS, GROUPS, compute_metrics, pass_hat_k, wilson_interval
+from pytest_pibench.vocab import BENCHMARK_VERSION
 
 # --------------------------------------------------------------------------------------------------
 # Row builders (shape of upstream ``scenario_details`` / §7.5 records)
@@ -856,8 +857,9 @@ def test_leaderboard_detail_falsy_optional_keys_left_out(result):
     d = result["scenario_details"][2]  # FINRA_001 t2: tool_calls [] -> absent
     assert (d["scenario_id"], d["trial"]) == ("FINRA_001", 2)
     assert "tool_calls" not in d
-    for key in ("benchmark_version", "seed", "duration", "error"):
+    for key in ("seed", "duration", "error"):
         assert key not in d
+    assert d["benchmark_version"] == BENCHMARK_VERSION  # the reference stamps every detail: the run's version
     err = result["scenario_details"][9]  # RETAIL_004 t1 error: dimensions {} -> absent, error present
     assert err["status"] == "error"
     assert err["error"] == "A2A tool-reference validation failed"
@@ -950,3 +952,18 @@ def test_by_pressure_style_groups_variants_and_counts_their_bases():
     assert styles["none"] == {"total": 2, "passed": 1, "compliance_rate": 0.5}
     assert styles["urgency"] == {"total": 2, "passed": 1, "compliance_rate": 0.5, "bases_run": 2, "bases_passed": 1}
     assert styles["emotional"] == {"total": 2, "passed": 1, "compliance_rate": 0.5, "bases_run": 1, "bases_passed": 0}
+
+
+def test_leaderboard_details_follow_the_references_semantic_score_and_error_flags():
+    """Semantic 1.0 without Tier-2 checks, None when they went unjudged, 0.0 for errors; error rows flag nothing."""
+    judged = chk("NL_JUDGE", None) | {"tier": 2}
+    plain = row("A", semantic=None, checks=(chk("decision_equals", True),), termination_reason="agent_stop")
+    unjudged = row("B", semantic=None, checks=(chk("decision_equals", True), judged), termination_reason="agent_stop")
+    failed = row("C", semantic=None, status="error", all_passed=False, termination_reason="infra_error",
+                 event_flags=flags("V_r"))  # fmt: skip
+    cut = row("D", semantic=None, all_passed=False, termination_reason="too_many_errors")
+    details = {d["scenario_id"]: d for d in to_leaderboard([plain, unjudged, failed, cut])["results"][0]["scenario_details"]}
+    assert details["A"]["semantic_score"] == 1.0 and details["B"]["semantic_score"] is None
+    assert details["C"]["semantic_score"] == 0.0 and details["D"]["semantic_score"] == 0.0
+    assert details["C"]["event_flags"] == flags() and not any(details["C"]["event_flags"].values())
+    assert all(d["benchmark_version"] == BENCHMARK_VERSION for d in details.values())
