@@ -204,7 +204,7 @@ def purple_app(
 
     routes = [
         *create_agent_card_routes(card),
-        *create_jsonrpc_routes(handler, rpc_url="/"),
+        *create_jsonrpc_routes(handler, rpc_url="/", enable_v0_3_compat=True),  # message/send of 0.3 clients too
         Route("/health", health, methods=["GET"]),
     ]
     return Starlette(routes=routes)

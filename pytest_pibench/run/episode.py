@@ -222,6 +222,8 @@ def _played(
         domain_name=domain_name,
         include_transcript=include_transcript,
     )
+    if spec.trusted and callable(getattr(agent_obj, "protocol_warnings", None)):  # our own adapters only
+        row.setdefault("warnings", []).extend(agent_obj.protocol_warnings())
     return with_usage(row, caller, agent_obj, user, judge_obj, before)
 
 

@@ -40,7 +40,7 @@ from google.protobuf.json_format import MessageToDict, ParseDict
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from pytest_pibench.episode.protocols import InfrastructureError
-from pytest_pibench.participants.a2a_client import _loop
+from pytest_pibench.participants.a2a_client import _loop, legacy
 from pytest_pibench.participants.a2a_client.wire import (
     BOOTSTRAP_EXTENSION,
     A2AReplyError,
@@ -106,6 +106,8 @@ class RemoteAgent:
     bootstrap: bool
     client: Client
     timeout: float
+    notes: tuple[str, ...] = ()
+    """The legacy forms its card came in (:mod:`.legacy`): warnings of every row of this agent."""
 
     @property
     def name(self) -> str:
@@ -113,6 +115,12 @@ class RemoteAgent:
 
     def send(self, data: Mapping[str, Any], context_id: str, *, extension: bool = False) -> list[dict[str, Any]]:
         """Send one message with one data part; return the reply's parts as JSON (numbers narrowed)."""
+        return self.send_noting(data, context_id, extension=extension)[0]
+
+    def send_noting(
+        self, data: Mapping[str, Any], context_id: str, *, extension: bool = False
+    ) -> tuple[list[dict[str, Any]], list[str]]:
+        """:meth:`send`, with the legacy forms the reply came in (warnings for the row)."""
         message = a2a_pb2.Message(
             message_id=uuid.uuid4().hex, context_id=context_id, role=a2a_pb2.Role.ROLE_USER
         )
@@ -123,7 +131,7 @@ class RemoteAgent:
             message.extensions.append(BOOTSTRAP_EXTENSION)
         return _loop.run(self._send(message, extension), timeout=self.timeout * RETRY_ATTEMPTS + 30)
 
-    async def _send(self, message: a2a_pb2.Message, extension: bool = False) -> list[dict[str, Any]]:
+    async def _send(self, message: a2a_pb2.Message, extension: bool = False) -> tuple[list[dict[str, Any]], list[str]]:
         try:
             async for attempt in AsyncRetrying(
                 retry=retry_if_exception(lambda e: isinstance(e, _Unreachable) and e.retry),
@@ -137,7 +145,7 @@ class RemoteAgent:
             raise InfrastructureError(f"A2A agent at {self.url} unreachable: {exc}") from None
         raise AssertionError("unreachable: tenacity either returns or raises")  # pragma: no cover
 
-    async def _send_once(self, message: a2a_pb2.Message, extension: bool) -> list[dict[str, Any]]:
+    async def _send_once(self, message: a2a_pb2.Message, extension: bool) -> tuple[list[dict[str, Any]], list[str]]:
         request = a2a_pb2.SendMessageRequest(message=message)
         context = None
         if extension:
@@ -145,11 +153,16 @@ class RemoteAgent:
             context = ClientCallContext(service_parameters=parameters)
         try:
             async for event in self.client.send_message(request, context=context):
-                return _reply_parts(event)
+                return _reply_parts(event), []
         except A2AClientError as exc:
             raise _classify(exc) from None
         except Exception as exc:  # a JSON-RPC error the SDK mapped to its A2AError types, or a bad envelope
+            parts = legacy.status_message_parts(legacy.take_reply(message.message_id))
+            if parts is not None:  # the reference example's reply shape: its message is the reply
+                return parts, [legacy.STATUS_MESSAGE_REPLY]
             raise A2AAgentError(f"{type(exc).__name__}: {exc}") from None
+        finally:
+            legacy.take_reply(message.message_id)
         raise A2AAgentError("the agent sent no reply")
 
 
@@ -183,11 +196,16 @@ async def _connect(url: str, timeout: float) -> RemoteAgent:
         transport=transport,
         timeout=timeout,
         headers={VERSION_HEADER: PROTOCOL_VERSION_CURRENT},
-        event_hooks={"response": [_bounded_reply]},
+        event_hooks={"response": [_bounded_reply, legacy.capture_reply]},
     )
+    notes: list[str] = []
     card_url = url.rstrip("/") + AGENT_CARD_WELL_KNOWN_PATH
     try:
         response = await http.get(card_url)
+        if response.status_code == 404:  # A2A 0.3's path, where agents built from the reference serve it
+            card_url = url.rstrip("/") + legacy.LEGACY_CARD_PATH
+            response = await http.get(card_url)
+            notes.append(legacy.LEGACY_CARD_PATH_USED)
     except httpx.TransportError as exc:
         await http.aclose()
         raise InfrastructureError(f"A2A agent at {url} unreachable: {type(exc).__name__}: {exc}") from None
@@ -196,13 +214,15 @@ async def _connect(url: str, timeout: float) -> RemoteAgent:
         card = response.json()
         if not isinstance(card, dict):
             raise ValueError("the agent card is not a JSON object")
+        card, completed = legacy.complete_card(card, url)
+        notes += completed
         parsed = parse_agent_card(json.loads(json.dumps(card)))
         _pin_origin(parsed, url)
         client = ClientFactory(ClientConfig(streaming=False, httpx_client=http)).create(parsed)
     except Exception as exc:  # not JSON, wrong field types (protobuf's ParseError), no JSON-RPC interface...
         await http.aclose()
         raise InfrastructureError(f"no usable A2A agent card at {card_url}: {type(exc).__name__}: {exc}") from None
-    return RemoteAgent(url, card, card_declares_bootstrap(card), client, timeout)
+    return RemoteAgent(url, card, card_declares_bootstrap(card), client, timeout, tuple(notes))
 
 
 async def _bounded_reply(response: httpx.Response) -> None:
@@ -258,6 +278,11 @@ class A2AAgent:
         self.timeout = timeout
         self.domain = domain
         self.seed: int | None = None
+        self.notes: list[str] = []
+
+    def protocol_warnings(self) -> list[str]:
+        """The legacy forms this episode's agent used (:mod:`.legacy`), for the row's warnings."""
+        return list(dict.fromkeys(self.notes))
 
     def set_seed(self, seed: int) -> None:
         self.seed = seed
@@ -269,6 +294,7 @@ class A2AAgent:
         message_history: list[dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
         remote = remote_agent(self.url, self.timeout)
+        self.notes += remote.notes
         history = [dict(m) for m in message_history or []]
         state: dict[str, Any] = {
             "context_id": uuid.uuid4().hex,
@@ -288,13 +314,11 @@ class A2AAgent:
                 "domain": self.domain,
                 **({"seed": self.seed} if self.seed is not None else {}),
             }
-            parts = remote.send(data, state["context_id"], extension=True)
+            parts, notes = remote.send_noting(data, state["context_id"], extension=True)
+            self.notes += notes
             bootstrapped = bootstrap_context_id(parts)
-            if bootstrapped is None:
-                raise A2AAgentError(
-                    f"the agent card declares {BOOTSTRAP_EXTENSION} but the bootstrap reply has no "
-                    '{"bootstrapped": true, "context_id": ...} data part'
-                )
+            if bootstrapped is None:  # the extension left inactive: every turn will carry the whole context
+                self.notes.append(legacy.IGNORED_BOOTSTRAP)
             state["bootstrapped"] = bootstrapped
         return state
 
@@ -312,7 +336,8 @@ class A2AAgent:
             )
         if self.seed is not None:
             data["seed"] = self.seed
-        parts = remote.send(data, state["context_id"], extension=state["bootstrapped"] is not None)
+        parts, notes = remote.send_noting(data, state["context_id"], extension=state["bootstrapped"] is not None)
+        self.notes += notes
         try:
             reply = reply_message(parts)
         except A2AReplyError as exc:
