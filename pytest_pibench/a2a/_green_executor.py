@@ -58,20 +58,35 @@ def request_payload(message: a2a_pb2.Message | None) -> Any:
     raise InvalidParamsError(message="send the assessment request as a data part or as JSON in a text part")
 
 
-class BoundedTaskStore(TaskStore):
-    """The SDK's in-memory store, keeping the newest ``limit`` tasks, with listing refused."""
+MAX_STORE_BYTES = 128 * 2**20
+"""Most bytes of tasks kept in memory (a finished assessment holds its artifact: megabytes for a full run)."""
 
-    def __init__(self, limit: int = 256) -> None:
+
+class BoundedTaskStore(TaskStore):
+    """The SDK's in-memory store, keeping the newest tasks (at most ``limit``, at most ``max_bytes``), unlisted.
+
+    The newest task is always kept, whatever its size: its caller is about to read it.
+    """
+
+    def __init__(self, limit: int = 256, max_bytes: int = MAX_STORE_BYTES) -> None:
         self.limit = limit
+        self.max_bytes = max_bytes
         self._inner = InMemoryTaskStore()
-        self._order: OrderedDict[str, ServerCallContext] = OrderedDict()
+        self._order: OrderedDict[str, tuple[ServerCallContext, int]] = OrderedDict()
+        self.bytes = 0
+        """What the kept tasks weigh, serialized."""
 
     async def save(self, task: a2a_pb2.Task, context: ServerCallContext) -> None:
         await self._inner.save(task, context)
-        self._order[task.id] = context
+        if task.id in self._order:
+            self.bytes -= self._order[task.id][1]
+        size = task.ByteSize()
+        self._order[task.id] = (context, size)
         self._order.move_to_end(task.id)
-        while len(self._order) > self.limit:
-            old_id, old_context = self._order.popitem(last=False)
+        self.bytes += size
+        while len(self._order) > 1 and (len(self._order) > self.limit or self.bytes > self.max_bytes):
+            old_id, (old_context, old_size) = self._order.popitem(last=False)
+            self.bytes -= old_size
             await self._inner.delete(old_id, old_context)
 
     async def get(self, task_id: str, context: ServerCallContext) -> a2a_pb2.Task | None:
@@ -81,7 +96,9 @@ class BoundedTaskStore(TaskStore):
         raise UnsupportedOperationError(message="tasks are not listed here: read yours by its id")
 
     async def delete(self, task_id: str, context: ServerCallContext) -> None:
-        self._order.pop(task_id, None)
+        kept = self._order.pop(task_id, None)
+        if kept is not None:
+            self.bytes -= kept[1]
         await self._inner.delete(task_id, context)
 
 

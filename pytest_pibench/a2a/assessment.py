@@ -25,6 +25,7 @@ import math
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -38,9 +39,18 @@ from pytest_pibench.results.types import ResultRow, ResultsDocument
 from pytest_pibench.run.config import RunConfig
 from pytest_pibench.run.executor import Executor
 from pytest_pibench.scenario.loading import discover_scenarios, load_scenario
+from pytest_pibench.scenario.models import Scenario
 from pytest_pibench.vocab import DEFAULT_SEED
 
-__all__ = ["MAX_TRIALS", "Assessment", "AssessmentRequestError", "parse_request", "run_assessment", "url_allowed"]
+__all__ = [
+    "MAX_TRIALS",
+    "Assessment",
+    "AssessmentRequestError",
+    "bundled_index",
+    "parse_request",
+    "run_assessment",
+    "url_allowed",
+]
 
 MAX_TRIALS = 10
 """Most trials per scenario one request may ask for."""
@@ -217,9 +227,17 @@ def _limits(config: Mapping[str, Any]) -> EpisodeLimits:
     )
 
 
+@cache
+def bundled_index() -> dict[Path, Scenario]:
+    """The bundled scenarios, loaded once per process (the server warms it up before serving).
+
+    A request picks from this index: no request, refused or not, reads a scenario file.
+    """
+    return {path: load_scenario(path) for path in discover_scenarios(bundled_scenarios_dir())}
+
+
 def _scenario_files(config: Mapping[str, Any]) -> list[Path]:
-    files = discover_scenarios(bundled_scenarios_dir())
-    scenarios = {path: load_scenario(path) for path in files}
+    scenarios = bundled_index()
     domains: list[str] = []
     if config.get("domains"):
         if not isinstance(config["domains"], list) or not all(isinstance(d, str) for d in config["domains"]):
@@ -274,12 +292,22 @@ def parse_request(
         if config.get(key) not in (None, value):
             raise AssessmentRequestError(f"config.{key} must be {value!r} on this server, got {config[key]!r}")
     trials = _int(config, "num_trials" if "num_trials" in config else "trials", 1, 1, MAX_TRIALS)
-    items = [(path, trial) for path in _scenario_files(config) for trial in range(trials)]
     shard = None
     if config.get("num_shards") is not None or config.get("shard_index") is not None:
         count = _int(config, "num_shards", 1, 1, MAX_SHARDS)
         index = _int(config, "shard_index", 0, 0, count - 1)
         shard = (index, count)
+    # Every scalar is checked before the scenarios are chosen: a refused request costs no scenario work.
+    checked: dict[str, Any] = {
+        "seed": _int(config, "seed", DEFAULT_SEED, 0, 2**63 - 1),
+        "concurrency": _int(config, "concurrency", max_concurrency, 1, max_concurrency),
+        "user": _user(config, user_models),
+        "timeout": float(_int(config, "timeout", 120, 1, 3600)),
+        "limits": _limits(config),
+        "judge": _judge(config, judge_models),
+        "judge_votes": _int(config, "judge_votes", 1, 1, MAX_JUDGE_VOTES),
+    }
+    items = [(path, trial) for path in _scenario_files(config) for trial in range(trials)]
     total = len(items)
     mine = items[shard[0] :: shard[1]] if shard else items  # a shard past the last item is empty, and says so
     if not items:
@@ -289,18 +317,12 @@ def parse_request(
         agent_id=agent_id,
         items=tuple(mine),
         total_before_shard=total,
-        seed=_int(config, "seed", DEFAULT_SEED, 0, 2**63 - 1),
-        concurrency=_int(config, "concurrency", max_concurrency, 1, max_concurrency),
-        user=_user(config, user_models),
-        timeout=float(_int(config, "timeout", 120, 1, 3600)),
         label=str(config.get("domain") or "policy_compliance"),
         shard=shard,
         # what the run was asked (the shard is recorded apart, so the shards of one run merge)
         settings={k: v for k, v in config.items() if k not in (*_REFUSED, "shard_index", "num_shards")},
-        limits=_limits(config),
-        judge=_judge(config, judge_models),
-        judge_votes=_int(config, "judge_votes", 1, 1, MAX_JUDGE_VOTES),
         trials=trials,
+        **checked,
     )
 
 
@@ -321,7 +343,7 @@ def run_assessment(
     """
     executor = Executor(assessment.run_config())
     agent = executor.agent(assessment.agent)
-    scenarios = {path: load_scenario(path) for path in dict.fromkeys(path for path, _ in assessment.items)}
+    scenarios = bundled_index()
     items = [executor.item(scenarios[path], agent.name, trial) for path, trial in assessment.items]
     outcome = executor.run(items, on_row=on_row, journal=journal, stop=stop)
     shard = (assessment.shard[0] + 1, assessment.shard[1]) if assessment.shard else None

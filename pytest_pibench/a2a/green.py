@@ -29,6 +29,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pytest_pibench.a2a._green_executor import BoundedTaskStore, GreenExecutor, request_payload
+from pytest_pibench.a2a.assessment import bundled_index
 from pytest_pibench.a2a.serving import serve_forever
 from pytest_pibench.inputs import MAX_CONCURRENCY, argument_type, http_url, whole_number
 from pytest_pibench.vocab import __version__
@@ -81,24 +82,28 @@ class _BodyLimit:
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.limit:
             return await Response("request body too large", status_code=413)(scope, receive, send)
-        seen = 0
-
-        async def bounded() -> Message:
-            nonlocal seen
+        # The body is read here, whole and bounded, before the app sees it: an app that reads it itself
+        # (the SDK's JSON-RPC route) would turn the refusal into its own error reply.
+        body = b""
+        while True:
             message = await receive()
-            seen += len(message.get("body", b""))
-            if seen > self.limit:
-                raise _TooLarge
-            return message
+            if message["type"] != "http.request":
+                return  # the client went away
+            body += message.get("body", b"")
+            if len(body) > self.limit:
+                return await Response("request body too large", status_code=413)(scope, receive, send)
+            if not message.get("more_body"):
+                break
+        replayed = False
 
-        try:
-            await self.app(scope, bounded, send)
-        except _TooLarge:
-            await Response("request body too large", status_code=413)(scope, receive, send)
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()  # after the body: the disconnect, when it comes
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
 
-
-class _TooLarge(Exception):
-    pass
+        await self.app(scope, replay, send)
 
 
 def green_app(
@@ -111,7 +116,12 @@ def green_app(
     user_models: Sequence[str] = (),
     judge_models: Sequence[str] = (),
 ) -> ASGIApp:
-    """The green server: card at the well-known path, JSON-RPC at ``/``, ``/health``."""
+    """The green server: card at the well-known path, JSON-RPC at ``/``, ``/health``.
+
+    The bundled scenarios are loaded here, once, before the server answers: no request, refused
+    or not, loads a scenario file on the server's event loop.
+    """
+    bundled_index()
     card = green_card(url)
     executor = GreenExecutor(
         max_concurrency=max_concurrency,

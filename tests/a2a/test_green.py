@@ -349,6 +349,20 @@ def test_tasks_are_not_listed_and_the_store_is_bounded():
 
     assert asyncio.run(fill()) == [False, False, True, True, True]
 
+    async def heavy() -> tuple[list[bool], int]:
+        from a2a.server.context import ServerCallContext
+        from a2a.types import a2a_pb2
+
+        store, context = BoundedTaskStore(limit=100, max_bytes=250_000), ServerCallContext()
+        for i in range(5):  # each about 100 kB, like a finished assessment's artifact, scaled down
+            task = a2a_pb2.Task(id=f"t{i}", context_id="c")
+            task.artifacts.add().parts.add().text = "x" * 100_000
+            await store.save(task, context)
+        return [await store.get(f"t{i}", context) is not None for i in range(5)], store.bytes
+
+    kept, weight = asyncio.run(heavy())
+    assert kept == [False, False, False, True, True] and weight <= 250_000  # bounded by bytes, newest kept
+
 
 def test_assessments_beyond_the_limit_are_refused_while_one_runs():
     import threading
@@ -431,3 +445,30 @@ def test_a_cancelled_assessment_keeps_its_slot_until_its_episodes_end(tmp_path: 
 
     partial = read_results(next(tmp_path.glob(f"{task_id[0]}*")))  # the cancelled run's journal, kept
     assert partial["complete"] is False and len(partial["rows"]) < 3  # no episode started after the cancel
+
+
+def test_a_streamed_body_without_a_length_over_the_limit_gets_413_not_a_json_rpc_error():
+    def chunks():
+        for _ in range(64):  # 1 MiB in 16 KiB chunks, no Content-Length
+            yield b"x" * 16384
+
+    with ServerThread(lambda url: green_app(url)) as green:
+        refused = httpx.post(green.url + "/", content=chunks(), headers={"content-type": "application/json"})
+        small = httpx.post(green.url + "/", content=iter([b'{"jsonrpc": "2.0", "id": 1, ', b'"method": "Nope"}']),
+                           headers={"content-type": "application/json"})  # fmt: skip
+    assert refused.status_code == 413 and refused.text == "request body too large"
+    assert small.status_code == 200 and small.json()["error"]["code"] == -32601  # read whole, then answered
+
+
+def test_requests_choose_from_the_scenarios_loaded_once_and_refused_ones_load_nothing(monkeypatch):
+    from pytest_pibench.a2a import assessment
+
+    assessment.bundled_index()  # what the server does before it answers
+    loads: list[object] = []
+    monkeypatch.setattr(assessment, "load_scenario", lambda path: loads.append(path))
+    for config in ({"domains": ["banking"]}, {"num_trials": 99}, {"scenario_ids": ["NOPE"]}, {"domains": ["retail"]}):
+        try:
+            parse_request({"participants": {"agent": URL}, "config": config})
+        except AssessmentRequestError:
+            pass
+    assert loads == []  # neither refused nor accepted requests read a scenario file
