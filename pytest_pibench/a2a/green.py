@@ -56,6 +56,9 @@ def green_card(url: str) -> a2a_pb2.AgentCard:
         default_output_modes=["application/json"],
     )
     card.supported_interfaces.add(url=url, protocol_binding="JSONRPC", protocol_version="1.0")
+    # The same endpoint in 0.3's JSON-RPC (served: enable_v0_3_compat): with it the SDK also writes the
+    # card's 0.3 fields (url, protocolVersion, preferredTransport), which 0.3 clients require.
+    card.supported_interfaces.add(url=url, protocol_binding="JSONRPC", protocol_version="0.3")
     card.capabilities.streaming = True
     card.skills.add(
         id="policy_compliance_assessment",

@@ -174,6 +174,7 @@ def purple_card(name: str, url: str, *, bootstrap: bool = True, description: str
         default_output_modes=["application/json"],
     )
     card.supported_interfaces.add(url=url, protocol_binding="JSONRPC", protocol_version="1.0")
+    card.supported_interfaces.add(url=url, protocol_binding="JSONRPC", protocol_version="0.3")  # 0.3 clients too
     card.capabilities.streaming = False
     if bootstrap:
         card.capabilities.extensions.add(

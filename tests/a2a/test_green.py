@@ -472,3 +472,16 @@ def test_requests_choose_from_the_scenarios_loaded_once_and_refused_ones_load_no
         except AssessmentRequestError:
             pass
     assert loads == []  # neither refused nor accepted requests read a scenario file
+
+
+def test_the_card_has_the_fields_a_0_3_client_requires_and_0_3_requests_are_served():
+    with ServerThread(lambda url: green_app(url)) as green:
+        legacy = httpx.get(green.url + "/.well-known/agent.json").json()
+        body = {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": {
+            "kind": "message", "messageId": "m1", "role": "user",
+            "parts": [{"kind": "text", "text": json.dumps({"config": {}})}]}}}  # fmt: skip
+        answer = httpx.post(green.url + "/", json=body).json()
+    assert legacy["url"] == green.url and legacy["protocolVersion"] == "0.3"
+    assert legacy["preferredTransport"] == "JSONRPC"
+    assert {i["protocolVersion"] for i in legacy["supportedInterfaces"]} == {"1.0", "0.3"}
+    assert answer["error"]["code"] == -32602 and "participants" in answer["error"]["message"]  # read as 0.3, refused
