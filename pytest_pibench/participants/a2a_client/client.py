@@ -161,8 +161,6 @@ class RemoteAgent:
             if parts is not None:  # the reference example's reply shape: its message is the reply
                 return parts, [legacy.STATUS_MESSAGE_REPLY]
             raise A2AAgentError(f"{type(exc).__name__}: {exc}") from None
-        finally:
-            legacy.take_reply(message.message_id)
         raise A2AAgentError("the agent sent no reply")
 
 

@@ -14,6 +14,7 @@ holds that is neither a Task nor a Message stays the agent's error.
 from __future__ import annotations
 
 import json
+from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
@@ -44,9 +45,8 @@ IGNORED_BOOTSTRAP = (
     "ordinary turn; the episode was played stateless (every turn carries the policy, task and tools)"
 )
 
-_replies: dict[str, Any] = {}
-"""The JSON body of each reply, by the message id of its request, until :func:`take_reply` (one event loop)."""
-_MAX_KEPT = 1024
+_kept: deque[tuple[bytes, bytes]] = deque(maxlen=256)
+"""Recent replies that may be the status-message form, with their requests' bodies (one event loop writes it)."""
 
 
 def complete_card(card: dict[str, Any], url: str) -> tuple[dict[str, Any], list[str]]:
@@ -57,29 +57,28 @@ def complete_card(card: dict[str, Any], url: str) -> tuple[dict[str, Any], list[
 
 
 async def capture_reply(response: httpx.Response) -> None:
-    """An httpx response hook: keep a JSON-RPC reply's body by its request's message id (read again on failure)."""
+    """An httpx response hook: keep a JSON-RPC reply that mentions ``status`` (read again only if the SDK fails).
+
+    On the hot path this is one byte search: nothing is parsed here. A Message reply
+    (the common one) holds no ``"status"`` key and is not kept.
+    """
     if response.request.method != "POST":
         return
-    try:
-        request = json.loads(response.request.content or b"{}")
-        message_id = ((request.get("params") or {}).get("message") or {}).get("messageId")
-    except (ValueError, AttributeError):
-        return
-    if not isinstance(message_id, str):
-        return
-    await response.aread()
-    try:
-        body = json.loads(response.content)
-    except ValueError:
-        return
-    if len(_replies) >= _MAX_KEPT:  # replies nobody took (a success): forget the oldest
-        _replies.pop(next(iter(_replies)))
-    _replies[message_id] = body
+    body = await response.aread()  # the SDK reads the same cached bytes
+    if b'"status"' in body:
+        _kept.append((response.request.content, body))
 
 
 def take_reply(message_id: str) -> Any:
-    """The reply kept for the request of ``message_id`` (None if none), forgotten once taken."""
-    return _replies.pop(message_id, None)
+    """The reply to the request that carried ``message_id``, parsed (None if none is kept)."""
+    needle = message_id.encode()
+    for request, body in reversed(_kept):
+        if needle in request:
+            try:
+                return json.loads(body)
+            except ValueError:
+                return None
+    return None
 
 
 def status_message_parts(body: Any) -> list[dict[str, Any]] | None:
