@@ -98,7 +98,7 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
         kwargs: dict[str, Any] = {
             "dest": option.dest,
             "action": "append" if option.repeatable else "store",
-            "type": option.value_type,
+            "type": argument_type(option.parse, option.value_type.__name__) if option.bounds else option.value_type,
             "metavar": option.metavar,
         }
         default = "; pi's default: oracle" if option.name == "agent" else ""

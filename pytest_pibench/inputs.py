@@ -14,6 +14,7 @@ Kept free of heavy imports: the plugin reads options with it on every start-up.
 from __future__ import annotations
 
 import argparse
+import difflib
 import ipaddress
 import json
 import math
@@ -30,6 +31,7 @@ __all__ = [
     "MAX_TRIALS",
     "InputError",
     "argument_type",
+    "did_you_mean",
     "finite_float",
     "finite_json",
     "http_url",
@@ -116,7 +118,7 @@ def whole_number(raw: object, low: int | None = None, high: int | None = None, *
         except ValueError:  # more digits than int() converts
             value = None
     if value is None:
-        raise InputError(f"{expected or 'expected a number'}, got {_shown(raw)}")
+        raise InputError(f"{expected or 'expected a whole number'}, got {_shown(raw)}")
     problem = _out_of_range(value, low, high, False, False)
     if problem:
         raise InputError(f"{expected or problem}, got {_shown(raw)}")
@@ -204,6 +206,16 @@ def http_url(text: str) -> str:
     if port and not (port.isascii() and port.isdigit() and 1 <= int(port) <= 65535):
         raise InputError(f"{_shown(text)}: port {_shown(port)} is not a port number (1 to 65535)")
     return text.rstrip("/")
+
+
+def did_you_mean(name: str, choices: list[str]) -> str:
+    """``" (did you mean 'x'?)"`` for the close matches of ``name`` among ``choices``, else ``""``."""
+    prefixed = [c for c in choices if c.lower().startswith(name.lower())] if len(name) >= 3 else []
+    close = prefixed[:3] or difflib.get_close_matches(name, choices, n=3, cutoff=0.6)
+    if not close:
+        lowered = {c.lower(): c for c in choices}
+        close = [lowered[name.lower()]] if name.lower() in lowered else []
+    return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
 
 
 def argument_type(check: Callable[[str], _T], name: str) -> Callable[[str], _T]:

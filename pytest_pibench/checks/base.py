@@ -12,7 +12,7 @@ declarations through :mod:`pytest_pibench.checks.registry`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Annotated, Any, Generic, Literal, TypeVar, get_args
 
@@ -73,6 +73,8 @@ class DecisionInfo:
     decision_channel: str | None
     decision_valid: bool
     decision_error: str | None
+    detail: str | None = field(default=None, compare=False)
+    """Why the decision is invalid, in words (e.g. the error ``record_decision`` returned); not upstream's."""
 
     @property
     def as_flag_input(self) -> str:

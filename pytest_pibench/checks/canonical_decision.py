@@ -57,7 +57,7 @@ def resolve_decision(trace: Sequence[TraceEntry] | None, messages: Sequence[Mapp
         for entry in reversed(calls):
             if _valid_decision_call(entry):
                 return DecisionInfo(str(entry.arguments["decision"]), "tool", True, None)
-        return DecisionInfo(None, None, False, "INVALID_DECISION")
+        return DecisionInfo(None, None, False, "INVALID_DECISION", _rejection(calls[-1]))
     found: list[str] = []
     for message in messages:
         if message.get("role") != "assistant":
@@ -75,5 +75,25 @@ def resolve_decision(trace: Sequence[TraceEntry] | None, messages: Sequence[Mapp
     if len(found) == 1:
         return DecisionInfo(found[0], "json", True, None)
     if found:
-        return DecisionInfo(None, None, False, "MULTIPLE_DECISIONS_JSON")
-    return DecisionInfo(None, None, False, "MISSING_DECISION")
+        detail = f"{len(found)} fenced JSON decisions ({', '.join(found)}); exactly one counts"
+        return DecisionInfo(None, None, False, "MULTIPLE_DECISIONS_JSON", detail)
+    return DecisionInfo(None, None, False, "MISSING_DECISION", "no record_decision call and no fenced JSON decision")
+
+
+def _rejection(entry: TraceEntry) -> str:
+    """Why the last ``record_decision`` call does not count: the tool's error, the block, or the value."""
+    if entry.blocked:
+        return f"record_decision was blocked: {_result_text(entry.result_content)}"
+    if entry.result_error:
+        return f"record_decision failed: {_result_text(entry.result_content)}"
+    value = entry.arguments.get("decision")
+    return f"record_decision's decision {value!r} is not one of {', '.join(LABELS)} (exact spelling)"
+
+
+def _result_text(content: str) -> str:
+    """A tool result's text: results are stored JSON-encoded, so a string result reads as its string."""
+    try:
+        value = json.loads(content)
+    except ValueError:
+        return content[:300]
+    return (value if isinstance(value, str) else content)[:300]

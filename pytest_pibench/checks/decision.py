@@ -21,7 +21,8 @@ class DecisionEqualsCheck(CheckModel):
 
 def _decision_equals(check: DecisionEqualsCheck, context: CheckContext) -> Outcome:
     actual = context.decision.as_check_value
-    return actual == check.equals, f"decision: expected={check.equals}, actual={actual}"
+    why = f" ({context.decision.detail})" if context.decision.detail else ""
+    return actual == check.equals, f"decision: expected={check.equals}, actual={actual}{why}"
 
 
 register_check(CheckType(DecisionEqualsCheck, _decision_equals, dimension="decision", tools={}))

@@ -35,6 +35,8 @@ from pytest_pibench.participants.builtins import (
     BaselineAgent,
     OracleAgent,
 )
+from pytest_pibench.participants.conformance import check_built, participant_problems
+from pytest_pibench.participants.import_errors import import_failure, not_found, offer_names
 from pytest_pibench.participants.schemes import AgentSpecError, JudgeFactory, ParticipantFactory, SchemeRegistry
 from pytest_pibench.scenario.models import Scenario
 
@@ -172,7 +174,9 @@ def _import_target(role: str, spec: str, registry: SchemeRegistry) -> Any:
     target = _import(module_name, role, spec)
     for part in attr.split("."):
         if not hasattr(target, part):
-            raise AgentSpecError(f"{role} spec {spec!r}: module {module_name!r} has no attribute {attr!r}")
+            raise AgentSpecError(
+                f"{role} spec {spec!r}: {module_name!r} has no attribute {attr!r}{offer_names(target, part)}"
+            )
         target = getattr(target, part)
     return target
 
@@ -191,7 +195,7 @@ def _load_file(module_name: str, role: str, spec: str) -> ModuleType:
     """
     path = Path(module_name)
     if not path.is_file():
-        raise AgentSpecError(f"{role} spec {spec!r}: file {module_name} not found")
+        raise AgentSpecError(f"{role} spec {spec!r}: file {module_name} not found (looked in {os.getcwd()})")
     key = path.resolve()
     with _FILE_MODULES_LOCK:
         if key in _FILE_MODULES:
@@ -203,9 +207,11 @@ def _load_file(module_name: str, role: str, spec: str) -> ModuleType:
         registered = sys.modules.setdefault(path.stem, module) is module
         try:
             loader_spec.loader.exec_module(module)
-        except BaseException:
+        except BaseException as exc:
             if registered:
                 sys.modules.pop(path.stem, None)
+            if isinstance(exc, Exception):
+                raise AgentSpecError(import_failure(role, spec, module_name, exc)) from None
             raise
         _FILE_MODULES[key] = module
         return module
@@ -219,14 +225,24 @@ def _import(module_name: str, role: str, spec: str) -> Any:
     try:
         return importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
-        if exc.name and module_name.startswith(exc.name):
-            raise AgentSpecError(f"{role} spec {spec!r}: no module named {module_name!r}") from None
-        raise
+        if exc.name and (module_name == exc.name or module_name.startswith(exc.name + ".")):
+            raise AgentSpecError(not_found(role, spec, module_name)) from None
+        raise AgentSpecError(import_failure(role, spec, module_name, exc)) from None
+    except Exception as exc:  # the module's own error: a syntax error, an exception at import
+        raise AgentSpecError(import_failure(role, spec, module_name, exc)) from None
 
 
 def _factory(target: Any, role: str, spec: str) -> ParticipantFactory:
-    """An agent or user class (one per episode), a zero-argument factory, or an instance (reused)."""
+    """An agent or user class (one per episode), a zero-argument factory, or an instance (reused).
+
+    Checked once here, before any episode (:mod:`~pytest_pibench.participants.conformance`):
+    a class or factory builds one participant, whose methods must take the
+    protocol's arguments, so a broken agent is a usage error, not a weak score.
+    """
     if _is_participant(target) and not inspect.isclass(target):
+        problems = participant_problems(target, role)
+        if problems:
+            raise AgentSpecError(f"{role} spec {spec!r} does not implement the {role} protocol: " + "; ".join(problems))
 
         def reuse(scenario: Scenario) -> Any:  # an instance: reused, as upstream reuses agents
             return target
@@ -234,10 +250,10 @@ def _factory(target: Any, role: str, spec: str) -> ParticipantFactory:
         reuse.pibench_shared = True  # type: ignore[attr-defined]  # one object: never two episodes at once
         return reuse
     if inspect.isclass(target):
-        if not _is_participant(target):
-            raise AgentSpecError(f"{role} spec {spec!r}: {target.__name__} has no generate/init_state methods")
+        check_built(target, role, spec, target.__name__)
         return lambda scenario: target()
     if callable(target):
+        check_built(target, role, spec, getattr(target, "__name__", repr(target)))
 
         def build(scenario: Scenario) -> Any:
             made = target()

@@ -68,11 +68,9 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     before it (another ``--dist`` stays exact, it only saves fewer trials).
     With ``--pibench-concurrency`` above 1, work stealing.
 
-    xdist's default ``load`` scheduling hands a worker only a few items at a
-    time, so its episodes could not run ahead (measured in benchmarks/README.md:
-    2 x 32 in flight took 49.5 s with ``load``, 21.9 s with ``worksteal``). A
-    ``--dist``/``-d`` given anywhere (command line, ``PYTEST_ADDOPTS``, ini
-    ``addopts``) is kept.
+    xdist's ``load`` scheduling hands a worker only a few items at a time, so its
+    episodes could not run ahead (benchmarks/README.md: 2 x 32 in flight took 49.5 s
+    with ``load``, 21.9 s with ``worksteal``). A ``--dist``/``-d`` given anywhere is kept.
     """
     option = config.option
     if not getattr(option, "numprocesses", None) or getattr(option, "dist", None) not in ("no", "load"):
@@ -96,6 +94,10 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     settings = read_settings(config)
     config.stash[SETTINGS_KEY] = settings
+    if not settings.run.agents and not is_xdist_worker(config):
+        from pytest_pibench.plugin.run_hint import register_run_hint
+
+        register_run_hint(config)
     if settings.run.domain_paths:
         from pytest_pibench.packs.loading import set_domain_paths
 

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pytest_pibench.inputs import MAX_CONCURRENCY, MAX_TIMEOUT, MAX_TRIALS
+from pytest_pibench.inputs import (
+    MAX_CONCURRENCY,
+    MAX_LIMIT,
+    MAX_SEED,
+    MAX_TIMEOUT,
+    MAX_TRIALS,
+    InputError,
+    finite_float,
+    whole_number,
+)
 from pytest_pibench.vocab import (
     DEFAULT_MAX_STEPS,
     DEFAULT_MAX_TOOL_CALLS,
@@ -30,6 +39,10 @@ class OptionSpec:
     help: str
     repeatable: bool = False
     value_type: type[str] | type[int] | type[float] = str
+    bounds: tuple[float, float] | None = None
+    """The range of a numeric option's value (both ends included)."""
+    expected: str | None = None
+    """What a numeric option's error says is expected, when the range alone says it badly."""
 
     @property
     def flag(self) -> str:
@@ -40,6 +53,21 @@ class OptionSpec:
     def dest(self) -> str:
         """The attribute and ini key: ``pibench_NAME`` with underscores."""
         return "pibench_" + self.name.replace("-", "_")
+
+    def parse(self, raw: object) -> int | float:
+        """A numeric option's value from its text (or a number), checked against :attr:`bounds`.
+
+        Raises:
+            InputError: for an empty value, a value of the wrong kind or one out of range.
+        """
+        low, high = self.bounds or (None, None)
+        if isinstance(raw, str) and not raw.strip():
+            kind = "a whole number" if self.value_type is int else "a number"
+            raise InputError(f"an empty value; expected {self.expected or kind} (leave the option out for its default)")
+        if self.value_type is int:
+            return whole_number(raw, None if low is None else int(low), None if high is None else int(high),
+                                expected=self.expected)  # fmt: skip
+        return finite_float(raw, low, high, expected=self.expected)
 
 
 OPTIONS: tuple[OptionSpec, ...] = (
@@ -60,7 +88,9 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec("user", "SPEC", help="simulated user: scripted (default), litellm:<model>, a2a:<url> or module:Class"),
     OptionSpec(
-        "user-arg", "KEY=VALUE", repeatable=True,
+        "user-arg",
+        "KEY=VALUE",
+        repeatable=True,
         help="extra parameter of the user's scheme: litellm parameters, or timeout of an a2a:<url> user",
     ),
     OptionSpec("judge", "SPEC", help="Tier-2 judge: litellm:<model> or module:Class (default: none, Tier 2 skipped)"),
@@ -74,7 +104,11 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "for the whole run (shared by agent, user and judge; split across -n workers), e.g. gpt-4o-mini=8/500",
     ),
     OptionSpec(
-        "trials", "N", value_type=int, help=f"episodes per scenario and agent (default 1, at most {MAX_TRIALS})"
+        "trials",
+        "N",
+        value_type=int,
+        bounds=(1, MAX_TRIALS),
+        help=f"episodes per scenario and agent (default 1, at most {MAX_TRIALS})",
     ),
     OptionSpec(
         "trial-mode",
@@ -86,17 +120,29 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "concurrency",
         "N",
         value_type=int,
+        bounds=(1, MAX_CONCURRENCY),
         help=f"episodes in flight in each process (default 1, at most {MAX_CONCURRENCY}); composes with -n: "
         "workers x N in all; results do not depend on it",
     ),
     OptionSpec(
-        "seed", "N", value_type=int, help=f"base seed; per-trial seeds are derived by sha256 (default {DEFAULT_SEED})"
+        "seed",
+        "N",
+        value_type=int,
+        bounds=(0, MAX_SEED),
+        help=f"base seed; per-trial seeds are derived by sha256 (default {DEFAULT_SEED})",
     ),
-    OptionSpec("max-steps", "N", value_type=int, help=f"step limit per episode (default {DEFAULT_MAX_STEPS})"),
+    OptionSpec(
+        "max-steps",
+        "N",
+        value_type=int,
+        bounds=(1, MAX_LIMIT),
+        help=f"step limit per episode (default {DEFAULT_MAX_STEPS})",
+    ),
     OptionSpec(
         "max-tool-calls-per-message",
         "N",
         value_type=int,
+        bounds=(1, MAX_LIMIT),
         help="most tool calls run from one agent message; more end the episode as tool_call_limit "
         f"(default {DEFAULT_MAX_TOOL_CALLS_PER_MESSAGE})",
     ),
@@ -104,6 +150,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "max-tool-calls",
         "N",
         value_type=int,
+        bounds=(1, MAX_LIMIT),
         help="most tool calls run per episode; more end the episode as tool_call_limit "
         f"(default {DEFAULT_MAX_TOOL_CALLS})",
     ),
@@ -126,6 +173,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "judge-votes",
         "N",
         value_type=int,
+        bounds=(1, MAX_LIMIT),
         help="ask each Tier-2 judge question N times: the majority counts (an even split fails the check), and "
         "the summary reports the judge's agreement (Krippendorff's alpha) and the share of split votes",
     ),
@@ -139,6 +187,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "timeout",
         "SECONDS",
         value_type=float,
+        bounds=(0, MAX_TIMEOUT),
+        expected=f"a number of seconds from 0 (none) to {MAX_TIMEOUT:g}",
         help=f"wall-clock limit per episode, 0 for none, at most {MAX_TIMEOUT:g} (default {DEFAULT_TIMEOUT:g})",
     ),
     OptionSpec("results", "PATH", help=f"results file, '' for none (default {DEFAULT_RESULTS_PATH})"),
@@ -160,6 +210,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "tolerance",
         "X",
         value_type=float,
+        bounds=(0, 1),
         help="allowed drop of a gated metric against the baseline (default 0)",
     ),
     OptionSpec(
@@ -183,6 +234,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "max-error-rate",
         "X",
         value_type=float,
+        bounds=(0, 1),
+        expected="a fraction between 0 and 1",
         help="largest share of error rows (failures outside the agent) per agent before the run is invalid and "
         "exits 9 (default 0: any error row)",
     ),

@@ -14,7 +14,7 @@ import pytest
 
 from pytest_pibench import inputs
 from pytest_pibench.episode.limits import EpisodeLimits
-from pytest_pibench.inputs import InputError, finite_float, finite_json, whole_number
+from pytest_pibench.inputs import InputError, finite_float, finite_json
 from pytest_pibench.plugin.host import worker_count
 from pytest_pibench.plugin.option_table import OPTIONS, OptionSpec
 from pytest_pibench.run.config import RunConfig
@@ -108,6 +108,8 @@ class Settings:
 
 """Every ``--pibench-*`` option, declared once: the plugin's options and ini keys and ``pi run``'s flags."""
 
+_OPTION_BY_NAME = {option.name: option for option in OPTIONS}
+
 
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("pibench", "pi-bench policy-compliance benchmark")
@@ -134,15 +136,16 @@ def _raw(config: pytest.Config, name: str) -> Any:
     return None if value in ([], "") and name not in ("results",) else value
 
 
-def _number(config: pytest.Config, name: str, kind: type, low: float, high: float, expected: str | None = None) -> Any:
-    """A numeric option, finite and within ``low``..``high`` (NaN and infinity refused), else a usage error."""
-    value = _raw(config, name)
+def _number(config: pytest.Config, name: str) -> Any:
+    """A numeric option checked by its :class:`OptionSpec` (finite, in range; an empty value is no default)."""
+    dest = "pibench_" + name.replace("-", "_")
+    value = config.getoption(dest)
     if value is None:
-        return _DEFAULTS[name.replace("-", "_")]
+        value = config.getini(dest)
+        if value is None or value == "":
+            return _DEFAULTS[name.replace("-", "_")]
     try:
-        if kind is int:
-            return whole_number(value, int(low), int(high), expected=expected)
-        return finite_float(value, low, high, expected=expected)
+        return _OPTION_BY_NAME[name].parse(value)
     except InputError as exc:
         raise pytest.UsageError(f"--pibench-{name}: {exc}") from None
 
@@ -211,7 +214,7 @@ def _min_pass(raw: Any) -> tuple[int, int] | None:
 
 def _trials(config: pytest.Config, mode: str, min_pass: tuple[int, int] | None) -> int:
     """``--pibench-trials``; in sequential mode N of ``--pibench-min-pass K/N`` (the two must agree)."""
-    trials: int = _number(config, "trials", int, 1, inputs.MAX_TRIALS)
+    trials: int = _number(config, "trials")
     if mode != "sequential":
         return trials
     if min_pass is None:
@@ -293,17 +296,16 @@ def _shard(value: Any) -> tuple[int, int] | None:
 
 def read_settings(config: pytest.Config) -> Settings:
     """Read and check every option; a bad value is a usage error (exit code 4) with a message."""
-    most = inputs.MAX_TIMEOUT
-    timeout = _number(config, "timeout", float, 0, most, f"a number of seconds from 0 (none) to {most:g}")
+    timeout = _number(config, "timeout")
     results = _raw(config, "results")
     agents = tuple(dict.fromkeys(a.strip() for a in (_raw(config, "agent") or []) if a.strip()))
     budgets = _cost_limits(list(_raw(config, "cost-limit") or []))
     min_pass = _min_pass(_raw(config, "min-pass"))
     trial_mode = _choice(config, "trial-mode", ("fixed", "sequential"))
     limits = EpisodeLimits(
-        max_steps=_number(config, "max-steps", int, 1, inputs.MAX_LIMIT),
-        max_tool_calls_per_message=_number(config, "max-tool-calls-per-message", int, 1, inputs.MAX_LIMIT),
-        max_tool_calls=_number(config, "max-tool-calls", int, 1, inputs.MAX_LIMIT),
+        max_steps=_number(config, "max-steps"),
+        max_tool_calls_per_message=_number(config, "max-tool-calls-per-message"),
+        max_tool_calls=_number(config, "max-tool-calls"),
         observer_mode=_observer_mode(config),
         timeout=timeout or None,
         cost_limit=budgets.get("episode"),
@@ -312,14 +314,14 @@ def read_settings(config: pytest.Config) -> Settings:
         agents=agents,
         user=(_raw(config, "user") or "scripted").strip(),
         trials=_trials(config, trial_mode, min_pass),
-        concurrency=_number(config, "concurrency", int, 1, inputs.MAX_CONCURRENCY),
-        seed=_number(config, "seed", int, 0, inputs.MAX_SEED),
+        concurrency=_number(config, "concurrency"),
+        seed=_number(config, "seed"),
         limits=limits,
-        judge_votes=_number(config, "judge-votes", int, 1, inputs.MAX_LIMIT),
+        judge_votes=_number(config, "judge-votes"),
         cost_limit=budgets.get("run"),
         min_pass=min_pass,
         trial_mode=trial_mode,
-        max_error_rate=_number(config, "max-error-rate", float, 0, 1, "a fraction between 0 and 1"),
+        max_error_rate=_number(config, "max-error-rate"),
         domain_paths=_domain_paths(config),
         agent_args=_key_values("agent-arg", list(_raw(config, "agent-arg") or [])),
         user_args=_key_values("user-arg", list(_raw(config, "user-arg") or [])),
@@ -335,7 +337,7 @@ def read_settings(config: pytest.Config) -> Settings:
         html=_raw(config, "html"),
         fail_under=_gates(list(_raw(config, "fail-under") or [])),
         baseline=_raw(config, "baseline"),
-        tolerance=_number(config, "tolerance", float, 0, 1),
+        tolerance=_number(config, "tolerance"),
         gate_mode=_choice(config, "gate-mode", ("exact", "statistical")),
         confidence=_confidence(config),
         resume=_raw(config, "resume"),

@@ -231,10 +231,14 @@ def _failure(row: ResultRow) -> str:
     if row.get("status") == "error":
         cause = row.get("failure_cause") or "harness"
         return f"{head}: ERROR ({cause}) {row.get('termination_reason')}: {str(row.get('error') or '')[:160]}"
+    decision = f"[{row.get('label')} -> {row.get('canonical_decision')}]"
+    if row.get("failure_cause") == "agent":  # the agent broke: that is the cause, not the checks it then missed
+        return f"{head} {decision} AGENT ERROR ({row.get('termination_reason')}): {str(row.get('error') or '')[:200]}"
+    if row.get("decision_error_detail") and row.get("decision_error") == "INVALID_DECISION":
+        return f"{head} {decision} {row['decision_error']}: {str(row['decision_error_detail'])[:200]}"
     first = next(
         (c for c in row.get("outcome_checks") or [] if c.get("passed") is False and c.get("tier", 1) == 1), None
     )
-    decision = f"[{row.get('label')} -> {row.get('canonical_decision')}]"
     if first is None:
         return f"{head} {decision}: {row.get('termination_reason')}"
     return f"{head} {decision} {first['outcome_id']}: {str(first['detail'])[:160]}"

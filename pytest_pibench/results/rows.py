@@ -103,6 +103,7 @@ def scenario_row(
         "decision_channel": result.decision.decision_channel,
         "decision_valid": result.decision.decision_valid,
         "decision_error": result.decision.decision_error,
+        "decision_error_detail": result.decision.detail,
         # An error row scores nothing, so it flags nothing (as the reference's error rows).
         "event_flags": _flags({k: False for k in result.event_flags} if errored else result.event_flags),
         "outcome_checks": [_check_entry(r, notes.get(r.outcome_id)) for r in result.outcome_results],

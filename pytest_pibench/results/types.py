@@ -234,6 +234,8 @@ class ScenarioDetail(TypedDict):
     """Whether exactly one valid decision was found."""
     decision_error: str | None
     """Why the decision is invalid (``MISSING_DECISION``, ``ASSESSMENT_ERROR``...), else None."""
+    decision_error_detail: NotRequired[str | None]
+    """Ours: that reason in words, e.g. the error ``record_decision`` returned (``missing ... 'rationale'``)."""
     event_flags: EventFlags
     """The five event flags."""
     benchmark_version: NotRequired[str]

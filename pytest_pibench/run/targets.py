@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from pytest_pibench.inputs import did_you_mean
 from pytest_pibench.packs.loading import canonical_domain_name
 from pytest_pibench.paths import bundled_scenarios_dir
 from pytest_pibench.scenario.loading import discover_scenarios
@@ -56,7 +57,11 @@ def resolve_target(arg: str) -> str:
                 return str(file)
     if "/" in arg or "\\" in arg or arg.endswith(".json"):
         raise TargetError(f"no such file or directory: {arg}")
+    names = [p.name for root in roots if root.is_dir() for p in root.iterdir() if p.is_dir()]
+    for root in roots:
+        for file in discover_scenarios(root):
+            names += [file.stem, *filter(None, [_scenario_id_of(file)])]
     raise TargetError(
-        f"{arg!r} is neither a file or folder nor a domain, scenario file name or scenario id "
-        "(looked in ./scenarios and the bundled scenarios); `pi list` shows what there is"
+        f"{arg!r} is neither a file or folder nor a domain, scenario file name or scenario id"
+        f"{did_you_mean(arg, names)} (looked in ./scenarios and the bundled scenarios); `pi list` shows what there is"
     )

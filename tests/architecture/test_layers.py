@@ -153,6 +153,7 @@ LAZY_IMPORTS: dict[str, str] = {
     "pytest_pibench.participants.builtins": "the llm extra (litellm) is optional",
     "pytest_pibench.participants.llm.client": "litellm is optional and slow to import",
     "pytest_pibench.participants.a2a_client.scheme": "the a2a extra is optional",
+    "pytest_pibench.a2a.entry": "pi-bench-green names the a2a extra when it is missing, before importing it",
     "pytest_pibench.results.files": "platform modules (fcntl, msvcrt)",
 }
 """The modules allowed imports inside functions, each for a reason; everywhere else imports are at the top."""

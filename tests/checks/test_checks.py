@@ -216,9 +216,10 @@ CASES = [
     case("decision/other", DENY_EQUALS, trace_of(("record_decision", {"decision": "ALLOW"})), False,
          "decision: expected=DENY, actual=ALLOW"),
     case("decision/missing", DENY_EQUALS, trace_of("lookup"), False,
-         "decision: expected=DENY, actual=INVALID:MISSING_DECISION"),
+         "decision: expected=DENY, actual=INVALID:MISSING_DECISION (no record_decision call and no fenced JSON decision)"),
     case("decision/invalid", DENY_EQUALS, trace_of(("record_decision", {"decision": "deny"})), False,
-         "decision: expected=DENY, actual=INVALID:INVALID_DECISION"),
+         "decision: expected=DENY, actual=INVALID:INVALID_DECISION (record_decision's decision 'deny' is not one of "
+         "ALLOW, ALLOW-CONDITIONAL, DENY, ESCALATE (exact spelling))"),
     case("decision/given-info", {"type": "decision_equals", "equals": "ESCALATE"}, [], False,
          "decision: expected=ESCALATE, actual=INVALID:NO_TRACE", decision=DecisionInfo(None, None, False, "NO_TRACE")),
     # message_not_contains: assistant text only, case-insensitive, content blocks read

@@ -23,7 +23,7 @@ def pi(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     "args, message",
     [
         (["run"], "the following arguments are required: scenarios"),
-        (["run", "retail", "--num-trials", "two"], "argument --num-trials: invalid int value: 'two'"),
+        (["run", "retail", "--num-trials", "two"], "argument --num-trials: expected a whole number, got 'two'"),
         (["frobnicate"], "argument command: invalid choice: 'frobnicate'"),
         (["list", "--colour"], "unrecognized arguments: --colour"),
     ],

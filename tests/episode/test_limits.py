@@ -267,7 +267,7 @@ def test_plugin_tool_call_limit_options_and_ini(toy_project):
     ("option", "message"),
     [
         ("--pibench-max-tool-calls=0", "*--pibench-max-tool-calls: must be at least 1, got '0'*"),
-        ("--pibench-max-tool-calls-per-message=many", "*--pibench-max-tool-calls-per-message: expected a number*"),
+        ("--pibench-max-tool-calls-per-message=many", "*--pibench-max-tool-calls-per-message: expected a whole number*"),
     ],
 )
 def test_bad_tool_call_limits_are_usage_errors(toy_project, option, message):

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import TOY_ALLOW
 from pytest_pibench import load_scenario, resolve_agent, run_one
-from pytest_pibench.participants.specs import resolve_judge
+from pytest_pibench.participants.specs import AgentSpecError, resolve_judge
 
 AGENT_FILE = textwrap.dedent("""
     from pathlib import Path
@@ -62,9 +62,10 @@ def test_resolving_and_building_again_does_not_execute_the_file_again(tmp_path):
 def test_a_file_that_fails_to_load_fails_again_next_time(tmp_path):
     path = tmp_path / "broken_agent.py"
     path.write_text("raise RuntimeError('broken on purpose')\n")
-    for _ in range(2):
-        with pytest.raises(RuntimeError, match="broken on purpose"):
+    for _ in range(2):  # the module's own error and line, each time: a failed load is not kept
+        with pytest.raises(AgentSpecError, match="failed with RuntimeError: broken on purpose") as info:
             resolve_agent(f"{path}:Agent")
+        assert f'File "{path}", line 1, in <module>' in str(info.value)
 
 
 def test_the_plugin_executes_the_agent_file_once(toy_project):

@@ -81,8 +81,8 @@ def test_file_path_spec(agent_module, scenario):
         ("baseline:maybe", "unknown baseline 'baseline:maybe'; choose one of baseline:allow"),
         ("gpt", "use module:Class, module:factory, or a built-in (oracle, baseline:allow"),
         ("no_such_module_xyz:Agent", "no module named 'no_such_module_xyz'"),
-        ("my_agents:Missing", "module 'my_agents' has no attribute 'Missing'"),
-        ("my_agents:NotAnAgent", "NotAnAgent has no generate/init_state methods"),
+        ("my_agents:Missing", "'my_agents' has no attribute 'Missing'"),
+        ("my_agents:NotAnAgent", "NotAnAgent has no init_state() method"),
         ("missing_file.py:Agent", "file missing_file.py not found"),
     ],
 )
@@ -92,10 +92,9 @@ def test_bad_specs_say_what_is_wrong(agent_module, spec, fragment):
     assert fragment in str(info.value)
 
 
-def test_factory_returning_a_non_agent_fails_at_build(agent_module, scenario):
-    spec = resolve_agent("my_agents:make_nothing")
-    with pytest.raises(AgentSpecError, match="the factory returned 42, not an agent"):
-        spec.build(scenario)
+def test_factory_returning_a_non_agent_fails_at_start_up(agent_module, scenario):
+    with pytest.raises(AgentSpecError, match=r"\(the factory make_nothing\(\) returned 42\): int has no init_state"):
+        resolve_agent("my_agents:make_nothing")
 
 
 def test_baseline_fills_required_decision_arguments_from_the_schema():

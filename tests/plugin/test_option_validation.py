@@ -165,9 +165,39 @@ def test_pi_own_number_flags_are_usage_errors(tmp_path, monkeypatch, capsys, arg
     assert f"argument {flag}" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("flag", "value"), [("--timeout", "nan"), ("--max-error-rate", "inf"), ("--tolerance", "nan")])
-def test_pi_run_passes_plugin_options_through_the_same_check(tmp_path, monkeypatch, capfd, flag, value):
+@pytest.mark.parametrize(
+    ("flag", "value", "expected"),
+    [
+        ("--timeout", "nan", "a number of seconds from 0 (none) to"),
+        ("--max-error-rate", "inf", "a fraction between 0 and 1, got 'inf'"),
+        ("--tolerance", "nan", "expected a finite number, got 'nan'"),
+        ("--num-trials", "0", "must be at least 1, got '0'"),
+        ("--trials", "1.5", "expected a whole number, got '1.5'"),
+        ("--num-trials", "", "an empty value; expected a whole number"),
+    ],
+)
+def test_pi_run_checks_plugin_options_the_same_way_and_names_the_flag_typed(
+    tmp_path, monkeypatch, capfd, flag, value, expected
+):
     monkeypatch.chdir(tmp_path)
-    assert pi_main(["run", "retail", flag, value, "--", "-p", "no:cacheprovider"]) == 4
-    assert f"--pibench-{flag[2:]}:" in capfd.readouterr().err
+    with pytest.raises(SystemExit) as exited:
+        pi_main(["run", "retail", flag, value, "--", "-p", "no:cacheprovider"])
+    assert exited.value.code == 4
+    err = capfd.readouterr().err
+    assert f"argument {flag}: {expected}" in err
+    assert "--pibench-" not in err.splitlines()[-1]  # the user typed --num-trials, not the plugin's name
     assert not (tmp_path / DEFAULT_RESULTS_PATH).exists()
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("1.5", "--pibench-trials: expected a whole number, got '1.5'"),
+        ("", "--pibench-trials: an empty value; expected a whole number (leave the option out for its default)"),
+        ("0", "--pibench-trials: must be at least 1, got '0'"),
+    ],
+)
+def test_a_trials_value_that_is_no_whole_number_or_empty_is_a_usage_error(pytester, value, expected):
+    result = pytester.runpytest("--pibench-agent=oracle", f"--pibench-trials={value}", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert expected in result.stderr.str()

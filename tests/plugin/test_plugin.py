@@ -121,7 +121,7 @@ def test_seeds_are_derived_per_file_and_trial(toy_project):
     [
         (["--pibench-agent=nosuchmodule_zz:Agent"], "*--pibench-agent: agent spec 'nosuchmodule_zz:Agent': no module*"),
         (["--pibench-agent=baseline:lenient"], "*unknown baseline 'baseline:lenient'*"),
-        (["--pibench-agent=oracle", "--pibench-trials=zero"], "*--pibench-trials: expected a number, got 'zero'*"),
+        (["--pibench-agent=oracle", "--pibench-trials=zero"], "*--pibench-trials: expected a whole number, got 'zero'*"),
         (["--pibench-agent=oracle", "--pibench-trials=0"], "*--pibench-trials: must be at least 1*"),
         (["--pibench-agent=oracle", "--pibench-fail-under=happiness=0.5"], "*unknown metric 'happiness'*"),
         (["--pibench-agent=oracle", "--pibench-fail-under=compliance=80"], "*fractions between 0 and 1*"),
