@@ -6,6 +6,7 @@ import importlib.util
 import json
 import os
 import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -103,3 +104,52 @@ def install_distribution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Cal
         return site
 
     return install
+
+
+# --- A test run never writes into the checkout (issue 27) ---------------------------------------
+# What is new under the repository after the session (untracked or ignored alike) fails the run; caches
+# and bytecode are not run artifacts. CI's screenshots go where $PIBENCH_ARTIFACTS says, on purpose.
+_REPO = Path(__file__).resolve().parents[1]
+_NOT_ARTIFACTS = (".venv", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".git")
+_BEFORE = pytest.StashKey[set[str]]()
+
+
+def _checkout_files() -> set[str] | None:
+    """Files of the checkout git does not track (ignored ones too), or None outside a git checkout."""
+    try:
+        done = subprocess.run(["git", "ls-files", "--others", "-z"], cwd=_REPO, capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None
+    artifacts = os.environ.get("PIBENCH_ARTIFACTS")
+    kept = Path(artifacts).resolve() if artifacts else None
+    files = set()
+    for name in done.stdout.decode("utf-8", "replace").split("\0"):
+        parts = Path(name).parts
+        if not name or any(p in _NOT_ARTIFACTS or p.endswith(".egg-info") for p in parts):
+            continue
+        if kept is not None and (_REPO / name).resolve().is_relative_to(kept):
+            continue
+        files.add(name)
+    return files
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if not hasattr(session.config, "workerinput"):  # the controller (or a run without xdist) watches
+        files = _checkout_files()
+        if files is not None:
+            session.config.stash[_BEFORE] = files
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    before = session.config.stash.get(_BEFORE, None)
+    after = _checkout_files() if before is not None else None
+    if before is None or after is None or not (new := sorted(after - before)):
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    message = f"the tests wrote into the checkout ({len(new)} new file(s)): {', '.join(new[:10])}"
+    if reporter is not None:
+        reporter.ensure_newline()
+        reporter.write_line(f"ERROR: {message}", red=True, bold=True)
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED

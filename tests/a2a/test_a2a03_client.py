@@ -36,6 +36,7 @@ def a2a03_python(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 @pytest.mark.parametrize("mode", ["streaming", "blocking"])
+@pytest.mark.slow
 def test_a_0_3_client_assesses_and_reads_the_artifact_the_1_x_client_reads(a2a03_python, mode):
     ids = sorted(s.scenario_id for s in bundled() if s.meta.domain == "retail")[:2]
     with serve() as purple, ServerThread(lambda url: green_app(url)) as green:

@@ -18,6 +18,7 @@ def bundled_count(domain: str) -> int:
 
 
 @pytest.mark.parametrize("extra", [["-n", "2"], ["--pibench-concurrency=4"]], ids=["xdist", "in-flight"])
+@pytest.mark.slow
 def test_the_plugin_assesses_a_purple_agent(pytester, extra):
     with serve() as url:
         result = pytester.runpytest_subprocess(

@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("litellm") is None, reason="the llm extra is not installed")
 
 
+@pytest.mark.slow
 def test_the_demo_runs_both_directions(tmp_path):
     first = sorted(s.scenario_id for s in bundled() if s.meta.domain == "retail")[0]
     with FakeLLMServer(default=reply.text("I am sorry, I cannot help with that request.")) as model:

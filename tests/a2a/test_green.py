@@ -393,6 +393,7 @@ def test_assessments_beyond_the_limit_are_refused_while_one_runs():
     assert first["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
 
 
+@pytest.mark.slow
 def test_a_cancelled_assessment_keeps_its_slot_until_its_episodes_end(tmp_path: Path):
     import threading
     import time

@@ -36,6 +36,7 @@ def test_the_console_script_serves_and_assesses():
         process.wait(10)
 
 
+@pytest.mark.slow
 def test_the_start_command_agentbeats_generates_is_accepted_and_unknown_flags_still_fail():
     command = shutil.which("pi-bench-green") or pytest.skip("pi-bench-green is not on PATH (pip install -e .)")
     generated = [command, "--host", "127.0.0.1", "--port", "0", "--card-url", "http://green-agent:9009",

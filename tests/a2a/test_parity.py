@@ -14,6 +14,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+import pytest
 from a2a_servers import _context_key, assess, bundled, oracle_for, serve  # skips without the a2a extra
 
 from pytest_pibench import BaselineAgent
@@ -41,6 +42,7 @@ def _comparable(row: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in row.items() if k not in _RUN_METADATA}
 
 
+@pytest.mark.slow
 def test_the_green_server_and_the_plugin_give_the_same_rows(pytester, tmp_path: Path):
     chosen = _chosen()
     limits = {"max_steps": 30, "max_tool_calls": 25, "max_tool_calls_per_message": 8, "observer_mode": "hard_gate",

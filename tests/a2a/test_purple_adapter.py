@@ -33,6 +33,7 @@ def same_row(remote: dict[str, Any], local: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("bootstrap", [True, False], ids=["bootstrap", "stateless"])
 @pytest.mark.parametrize("domain", DOMAINS)
+@pytest.mark.slow
 def test_oracle_over_a2a_gives_the_local_rows_for_every_bundled_scenario(domain, bootstrap):
     scenarios = [s for s in ALL if s.meta.domain == domain]
     with serve(bootstrap=bootstrap) as url:
@@ -188,6 +189,7 @@ def misbehaving() -> Iterator[Any]:
         ("huge", {}, "over the 16777216 accepted"),
     ],
 )
+@pytest.mark.slow
 def test_what_the_agent_answers_counts_against_it(misbehaving, mode, params, fragment):
     url = misbehaving(mode)
     row = run_one(load_scenario(TOY_ALLOW), resolve_agent(f"a2a:{url}", params=params))

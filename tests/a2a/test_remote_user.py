@@ -23,6 +23,7 @@ def user_url() -> Any:
 
 
 @pytest.mark.parametrize("domain", sorted({s.meta.domain for s in ALL}))
+@pytest.mark.slow
 def test_the_scripted_user_over_a2a_gives_the_local_rows(user_url, domain):
     remote, local = resolve_user(f"a2a:{user_url}"), resolve_user("scripted")
     oracle = resolve_agent("oracle")

@@ -143,6 +143,7 @@ def _closed_port() -> int:
 
 
 @pytest.mark.parametrize("role", ["agent", "user"])
+@pytest.mark.slow
 def test_a_valid_url_where_nothing_listens_is_an_infrastructure_error_row(pytester, role):
     url = f"a2a:http://127.0.0.1:{_closed_port()}"
     spec = [f"--pibench-agent={url}"] if role == "agent" else ["--pibench-agent=oracle", f"--pibench-user={url}"]

@@ -107,6 +107,7 @@ def _type_checking_lines(path: Path) -> set[int]:
     return lines
 
 
+@pytest.mark.slow
 def test_no_import_cycles():
     graph: dict[str, set[str]] = {}
     for path in all_modules():

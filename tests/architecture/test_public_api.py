@@ -103,6 +103,7 @@ def test_importing_the_package_is_light():
     assert out.stdout.strip() == "[]"
 
 
+@pytest.mark.slow
 def test_local_demo_runs_oracle_and_baselines_and_prints_metrics(tmp_path):
     artifact = tmp_path / "leaderboard.json"
     out = subprocess.run(

@@ -107,6 +107,7 @@ def test_once_unregistered_it_is_an_unknown_check_type(at_most, toy_data, write_
     assert message.startswith("unknown check type 'tool_called_at_most'; expected one of tool_called, ")
 
 
+@pytest.mark.slow
 def test_a_conftest_registers_a_type_for_a_pytest_run(toy_project):
     """The documented way: register in conftest.py (each xdist worker imports it too)."""
     toy_project.makeconftest(textwrap.dedent('''

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import TOY_ALLOW, TOY_WORKSPACE
 from pytest_pibench.cli import _pytest_args, _run_options, main
 
@@ -40,6 +42,7 @@ def test_run_with_upstream_flag_names(tmp_path):
     assert [r["trial"] for r in data["rows"]] == [0, 1]
 
 
+@pytest.mark.slow
 def test_run_domain_with_workers_uses_xdist(tmp_path):
     out = pi("run-domain", "retail", "--agent", "baseline:allow", "--workers", "2", "--concurrency", "2", cwd=tmp_path)
     assert out.returncode == 1  # the baseline fails scenarios: pytest's exit code comes through
@@ -54,6 +57,7 @@ def test_run_domain_unknown(tmp_path):
     assert "no scenarios for domain 'bakery'" in out.stderr
 
 
+@pytest.mark.slow
 def test_validate_exit_codes(tmp_path):
     assert pi("validate", cwd=tmp_path).returncode == 0
     bad = tmp_path / "bad.json"

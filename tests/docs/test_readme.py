@@ -148,8 +148,8 @@ def classify(command: Command) -> str | None:
         return "parse:server"  # a server runs until stopped: its options are checked, it is not started
     if head == "python" and tokens[1:2] and tokens[1].startswith("examples/a2a_demo/"):
         return "parse:server"  # needs a model: tests/a2a/test_demo.py runs it against a local fake one
-    if tokens == ("pytest",):
-        return "run:selftest"
+    if head == "pytest" and not _agents(tokens) and all(t == "-m" or tokens[i] == "-m" for i, t in enumerate(tokens[1:])):
+        return "run:selftest"  # the project's own tests (`pytest`, `pytest -m slow`): they collect
     if head == "pytest" and tokens[-1] == "&":
         return None
     if any(a.startswith("replay:") for a in _agents(tokens)):
@@ -160,6 +160,8 @@ def classify(command: Command) -> str | None:
         return "parse:play"  # a person's moves (interactive or step by step): tests/play runs real sessions
     if head == "pi" and tokens[1:2] and tokens[1] in _PI_RUNNABLE:
         return "run:pi" if all(_RUNNABLE_AGENTS.match(a) for a in _agents(tokens)) else None
+    if tokens[:2] == ("python", "docs/readme_samples.py"):
+        return "parse:samples"  # rewrites README.md: tests/docs/test_readme_samples.py runs its check
     if head == "python" and tokens[1:2] and tokens[1].endswith(".py") and (ROOT / tokens[1]).is_file():
         return "run:script"
     return None
@@ -250,6 +252,7 @@ def test_an_unknown_command_is_not_silently_accepted():
     ]
 
 
+@pytest.mark.slow
 def test_options_of_every_command_exist():
     for command in COMMANDS:
         if command.lang == "bash" and command.tokens[0] in ("pytest", "pi"):
@@ -293,6 +296,8 @@ def test_parse_only_commands_hold():
             assert out.returncode == 0, (command, out.stderr[-2000:])
             own = [t.split("=", 1)[0] for t in argv[1:] if t.startswith("-")]
             assert not _missing_options(own, out.stdout), f"{command}: unknown options"
+        elif kind == "parse:samples":
+            assert (ROOT / tokens[1]).is_file() and len(tokens) == 2, command
         elif kind == "parse:docker":
             assert (ROOT / "Dockerfile").is_file()
             assert "pi-bench-green" in tokens, command
@@ -363,8 +368,8 @@ def _run_bash(command: Command, work: Path, env: dict[str, str]) -> list[str]:
     kind = classify(command)
     tokens = command.tokens
     if kind == "run:selftest":  # the project's own tests: they collect (running them here would recurse)
-        out = subprocess.run(_argv(["pytest", "--co", "-q"]), cwd=ROOT, env=env, capture_output=True, text=True,
-                             timeout=120)
+        out = subprocess.run(_argv(["pytest", "--co", "-q", *tokens[1:]]), cwd=ROOT, env=env, capture_output=True,
+                             text=True, timeout=120)
         ok = out.returncode == 0 and re.search(r"\d+ tests? collected", out.stdout)
         return [] if ok else [f"{command}: collection failed ({out.returncode}): {out.stdout[-2000:]}"]
     argv, redirect = _prepare(tokens, work)
@@ -418,6 +423,7 @@ def _run_bash(command: Command, work: Path, env: dict[str, str]) -> list[str]:
     return problems
 
 
+@pytest.mark.slow
 def test_readme_commands_run(scratch):
     """Every ``run`` command, in README order, in one scratch folder; all problems reported at once."""
     work, agent_dir = scratch

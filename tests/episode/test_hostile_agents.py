@@ -310,6 +310,7 @@ def test_agents_get_their_own_copy_of_the_tool_schemas():
     assert oracle["all_passed"] is True
 
 
+@pytest.mark.slow
 def test_a_usage_report_of_nan_or_one_that_hangs_is_a_warning_on_the_scored_row():
     class Report:
         def __init__(self, value: Any) -> None:

@@ -294,6 +294,7 @@ def unreachable_judge(server: FakeLLMServer) -> LiteLLMJudge:
 
 
 @requires_llm
+@pytest.mark.slow
 def test_an_unreachable_judge_raises_out_of_evaluate(allow, down_server):
     episode = run_episode(allow, "oracle")
     with pytest.raises(InfrastructureError, match="exhausted retries after 3 attempt"):

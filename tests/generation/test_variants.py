@@ -150,6 +150,7 @@ def pi(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
                           text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_pi_generate_writes_certified_variants_that_run_and_group_by_style(tmp_path):
     shutil.copy(TV, tmp_path / TV.name)
     done = pi("generate", TV.name, "--style", "urgency", "--style", "authority", "--seed", "4", cwd=tmp_path)

@@ -234,6 +234,7 @@ def test_thirty_percent_faults_give_zero_error_rows():
     assert sum(r["usage"]["agent"]["retries"] + r["usage"]["user"]["retries"] for r in rows) == server.faults
 
 
+@pytest.mark.slow
 def test_plugin_end_to_end_with_llm_agent_user_and_judge(toy_project):
     with FakeLLMServer(handler=scripted_policy) as server:
         args = [f"--pibench-agent-arg=api_base={server.base_url}", "--pibench-agent-arg=api_key=sk-test"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any
 
 import pytest
@@ -35,8 +34,26 @@ def test_a_limit_is_split_across_workers_rounding_up():
     assert per_worker(ProviderLimit(1, None), 4) == ProviderLimit(1, None)  # never below one
 
 
-def _hammer(limiter: _Limiter, threads: int, hold: float) -> tuple[int, int]:
-    """(peak requests held at once, how many waited)."""
+class _CountingSemaphore(threading.BoundedSemaphore):
+    """The stdlib semaphore, counting the callers it turned away, so a test can wait for them (no timing)."""
+
+    def __init__(self, value: int) -> None:
+        super().__init__(value)
+        self.turned_away = 0
+        self.changed = threading.Condition()
+
+    def acquire(self, blocking: bool = True, timeout: float | None = None) -> bool:
+        got = super().acquire(blocking, timeout)
+        if not blocking and not got:
+            with self.changed:
+                self.turned_away += 1
+                self.changed.notify_all()
+        return got
+
+
+def test_concurrent_requests_never_exceed_the_cap():
+    limiter = _Limiter(ProviderLimit(concurrent=2))
+    slots = limiter._slots = _CountingSemaphore(2)
     lock = threading.Lock()
     state = {"now": 0, "peak": 0, "waited": 0}
 
@@ -46,32 +63,52 @@ def _hammer(limiter: _Limiter, threads: int, hold: float) -> tuple[int, int]:
                 state["now"] += 1
                 state["peak"] = max(state["peak"], state["now"])
                 state["waited"] += int(waited)
-            time.sleep(hold)
             with lock:
                 state["now"] -= 1
 
-    pool = [threading.Thread(target=work) for _ in range(threads)]
+    with limiter.slot(), limiter.slot():  # the cap is taken: every request below must wait
+        state["now"] = 2
+        pool = [threading.Thread(target=work) for _ in range(4)]
+        for thread in pool:
+            thread.start()
+        with slots.changed:  # all four were turned away (a limiter without a cap would let them in: peak 6)
+            assert slots.changed.wait_for(lambda: slots.turned_away == 4 or state["peak"] > 2, timeout=30)
+        state["now"] = 0
     for thread in pool:
-        thread.start()
-    for thread in pool:
-        thread.join(10)
-    return state["peak"], state["waited"]
+        thread.join(30)
+    assert state["peak"] <= 2 and state["waited"] == 4
 
 
-def test_concurrent_requests_never_exceed_the_cap():
-    peak, waited = _hammer(_Limiter(ProviderLimit(concurrent=2)), threads=6, hold=0.05)
-    assert peak == 2 and waited >= 4
+class _Clock:
+    """A clock the limiter reads and sleeps on: sleeping moves it, so the window test takes no real time."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
 
 
-def test_requests_per_window_never_exceed_the_rate():
+def test_requests_per_window_never_exceed_the_rate(monkeypatch):
+    from pytest_pibench.participants.llm import limits
+
+    clock = _Clock()
+    monkeypatch.setattr(limits, "time", clock)
     limiter = _Limiter(ProviderLimit(rpm=3), window=0.4)
-    started = time.monotonic()
-    _, waited = _hammer(limiter, threads=6, hold=0.0)
-    assert waited == 3  # three went at once, three waited for the window to move
-    assert time.monotonic() - started >= 0.4
+    started = clock.now
+    waits = []
+    for _ in range(6):
+        with limiter.slot() as waited:
+            waits.append((waited, round(clock.now - started, 3)))
+    # three go at once; the fourth waits for the window to move; the next two fit the new window
+    assert waits == [(False, 0.0), (False, 0.0), (False, 0.0), (True, 0.4), (False, 0.4), (False, 0.4)]
 
 
 @requires_llm
+@pytest.mark.slow
 def test_llm_clients_of_a_process_share_the_model_limit_and_count_throttled_calls():
     from pytest_pibench.participants.llm.client import LLMClient
 

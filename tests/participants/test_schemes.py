@@ -193,6 +193,7 @@ def test_a_bad_entry_point_is_an_error_naming_it(install_distribution, name, val
     assert fragment in str(info.value)
 
 
+@pytest.mark.slow
 def test_the_plugin_resolves_entry_point_schemes_on_every_worker(fixed_distribution, toy_project, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(fixed_distribution), os.environ.get("PYTHONPATH", "")]))
     result = toy_project.runpytest_subprocess(

@@ -12,6 +12,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 from coin_agent import COIN_CONFTEST
 
 
@@ -28,6 +29,7 @@ def _run(pytester, *args: str) -> None:
     assert result.ret == 1, result.stdout.str()[-2000:]  # some scenarios fail: that is the point
 
 
+@pytest.mark.slow
 def test_a_known_difference_is_found_and_two_runs_of_one_noisy_agent_are_not_told_apart(pytester):
     pytester.makeconftest(COIN_CONFTEST)
     _run(pytester, "--pibench-agent=coin:0.9", "--pibench-agent=baseline:deny", "--pibench-results=known.json")

@@ -217,6 +217,7 @@ SCHEME_HOOK = f"""
 """
 
 
+@pytest.mark.slow
 def test_scheme_hook_adds_an_agent_scheme_on_every_process(toy_project):
     conftest(toy_project, SCHEME_HOOK)
     result = toy_project.runpytest_subprocess("scenarios", "--pibench-agent=stubborn:escalate", "-n", "2")

@@ -50,6 +50,7 @@ def _strictly_parsed(path: Path) -> object:
     [(), ("--pibench-timeout=0",), ("-n", "2")],
     ids=["deadline", "no-deadline-main-thread", "xdist"],
 )
+@pytest.mark.slow
 def test_an_agents_own_interrupt_exit_and_garbage_are_scored_and_every_output_survives(toy_project, extra):
     toy_project.makepyfile(hostile=HOSTILE)
     result = toy_project.runpytest_subprocess(

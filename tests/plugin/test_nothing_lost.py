@@ -121,6 +121,7 @@ def reused(project: Path, source: str) -> set[str]:
         pytest.param("journal", id="--pibench-resume=<the journal of a killed run>", marks=KILLED_IN_FLIGHT),
     ],
 )
+@pytest.mark.slow
 def test_a_resume_into_its_own_results_path_killed_early_keeps_every_finished_row(project, case):
     results = project / ("mine.json" if case == "explicit" else "pibench-results.json")
     target = [f"--pibench-results={results.name}"] if case == "explicit" else []
@@ -146,6 +147,7 @@ def test_a_resume_into_its_own_results_path_killed_early_keeps_every_finished_ro
 
 
 @POSIX
+@pytest.mark.slow
 def test_a_partial_resume_into_its_own_path_keeps_the_rows_it_did_not_redo(project):
     first = run(project, AGENT_ARG, "-k", "not escalate")
     assert first.returncode == 0, first.stdout + first.stderr
@@ -210,6 +212,7 @@ def test_a_second_run_on_the_same_results_path_is_refused_before_any_episode(pro
     assert not (project / "pibench-results.json.lock").exists()
 
 
+@pytest.mark.slow
 def test_xdist_workers_leave_the_lock_to_the_controller_and_a_dead_runs_lock_is_taken_over(project):
     # A lock a killed run left behind on this host (its process is gone, so its OS lock is free).
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
@@ -226,6 +229,7 @@ def test_xdist_workers_leave_the_lock_to_the_controller_and_a_dead_runs_lock_is_
 
 
 @POSIX
+@pytest.mark.slow
 def test_a_full_disk_at_the_end_keeps_the_journal_prints_the_summary_and_exits_4(project, toy_project):
     # A metrics hook makes the final results file far larger than the journal: only the final write fails.
     toy_project.makeconftest("""

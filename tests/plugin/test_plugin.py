@@ -198,6 +198,7 @@ def test_scenario_paths_on_the_command_line_need_an_agent(toy_project):
     result.stdout.fnmatch_lines(["*no agent to benchmark: pass --pibench-agent=SPEC or define a pibench_agent*"])
 
 
+@pytest.mark.slow
 def test_agent_without_paths_runs_the_bundled_scenarios(pytester):
     result = pytester.runpytest("--pibench-agent=oracle", "-q")
     assert result.ret == 0
@@ -284,6 +285,7 @@ def _comparable(data: dict) -> str:
     return json.dumps(data, sort_keys=True)
 
 
+@pytest.mark.slow
 def test_results_identical_with_and_without_xdist(toy_project):
     args = ["scenarios", "--pibench-agent=oracle", "--pibench-agent=baseline:allow", "--pibench-trials=3"]
     toy_project.runpytest_subprocess(*args, "--pibench-results=serial.json", "--pibench-leaderboard=s.json")
@@ -297,6 +299,7 @@ def test_results_identical_with_and_without_xdist(toy_project):
         assert serial["metrics"] == parallel["metrics"]
 
 
+@pytest.mark.slow
 def test_crashed_worker_item_becomes_an_error_row(toy_project):
     toy_project.makepyfile(dies="""
         import os
@@ -317,6 +320,7 @@ def test_crashed_worker_item_becomes_an_error_row(toy_project):
     assert all(r["all_passed"] for r in rows if r["agent"] == "oracle")
 
 
+@pytest.mark.slow
 def test_crash_rows_come_from_the_planned_item_not_from_its_node_id(toy_project):
     """An agent file named like a trial id (``-t1-``) once made a regex over node ids read the wrong trial."""
     agents = toy_project.path / "agents"

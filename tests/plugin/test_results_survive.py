@@ -98,6 +98,7 @@ def test_an_agent_that_kills_the_process_leaves_every_finished_row_on_disk(proje
 
 
 @pytest.mark.parametrize(("signum", "name"), [(signal.SIGTERM, "SIGTERM"), (signal.SIGINT, "SIGINT")])
+@pytest.mark.slow
 def test_a_stop_signal_mid_episode_writes_a_partial_results_file_and_the_summary(project, signum, name):
     # A timeout makes the episode wait on a thread: the interrupted wait must not become an agent error.
     process = start(project, "--pibench-agent=toyagent:Agent", "--pibench-timeout=50", mode="sleep")
@@ -127,6 +128,7 @@ def test_maxfail_makes_a_partial_run(project):
 
 
 @KILLED_IN_FLIGHT  # the first run is killed by its agent: see the mark
+@pytest.mark.slow
 def test_resume_reuses_unchanged_rows_and_reruns_the_rest(project):
     first = run(project, "--pibench-agent=toyagent:Agent", mode="exit")
     assert first.returncode == 3
@@ -157,6 +159,7 @@ def test_resume_reuses_unchanged_rows_and_reruns_the_rest(project):
     assert "re-ran 2: 1 scenario file changed; 1 settings differ: max_steps" in steps.stdout, steps.stdout
 
 
+@pytest.mark.slow
 def test_resume_reruns_error_rows(project, toy_project):
     toy_project.makepyfile(downuser="""
         class User:
@@ -172,6 +175,7 @@ def test_resume_reruns_error_rows(project, toy_project):
     assert "re-ran 2: 2 error row in the earlier run" in out.stdout
 
 
+@pytest.mark.slow
 def test_resume_with_xdist_gives_the_same_rows(project):
     run(project, "--pibench-agent=oracle", "--pibench-results=base.json")
     out = run(project, "--pibench-agent=oracle", "--pibench-resume=base.json", "-n", "2")

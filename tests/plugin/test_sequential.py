@@ -31,6 +31,7 @@ def _run(pytester, *args: str) -> dict:
 
 
 @pytest.mark.parametrize("parallel", [[], ["-n", "2", "--pibench-concurrency=3"]], ids=["serial", "xdist+concurrency"])
+@pytest.mark.slow
 def test_sequential_verdicts_equal_the_full_runs_with_fewer_trials(pytester, parallel):
     full = _run(pytester, "--pibench-trials=4")
     sequential = _run(pytester, "--pibench-min-pass=3/4", "--pibench-trial-mode=sequential", *parallel)
@@ -116,6 +117,7 @@ def test_settling_rule_and_tracker():
     assert summary["verdicts"] == {"met": 0, "not met": 0, "unsettled": 1}
 
 
+@pytest.mark.slow
 def test_shards_of_a_sequential_run_merge_into_the_same_verdicts(pytester):
     whole = _run(pytester, "--pibench-min-pass=2/3", "--pibench-trial-mode=sequential")
     (pytester.path / "r.json").rename(pytester.path / "whole.json")
@@ -134,6 +136,7 @@ def test_shards_of_a_sequential_run_merge_into_the_same_verdicts(pytester):
     assert block["trials_run"] + block["trials_saved"] == block["trials_planned"] == whole["sequential"]["trials_planned"]
 
 
+@pytest.mark.slow
 def test_a_sequential_run_is_neither_a_baseline_nor_compared_as_rates_and_a_fixed_resume_drops_its_mode(pytester):
     sequential = _run(pytester, "--pibench-min-pass=2/3", "--pibench-trial-mode=sequential")
     (pytester.path / "r.json").rename(pytester.path / "seq.json")

@@ -24,6 +24,7 @@ def comparable(path: Path) -> dict:
             "agents": data["agents"], "validity": data["validity"], "complete": data["complete"]}
 
 
+@pytest.mark.slow
 def test_shards_partition_the_items_and_merge_into_the_unsharded_run(toy_project):
     whole = toy_project.runpytest_subprocess(*ARGS, "--pibench-results=whole.json")
     first = toy_project.runpytest_subprocess(*ARGS, "--pibench-shard=1/2", "--pibench-results=s1.json")
@@ -46,6 +47,7 @@ def test_shards_partition_the_items_and_merge_into_the_unsharded_run(toy_project
         assert a == b
 
 
+@pytest.mark.slow
 def test_a_missing_shard_or_a_duplicate_is_never_merged_silently(toy_project):
     toy_project.runpytest_subprocess(*ARGS, "--pibench-shard=1/3", "--pibench-results=s1.json")
     toy_project.runpytest_subprocess(*ARGS, "--pibench-shard=2/3", "--pibench-results=s2.json")

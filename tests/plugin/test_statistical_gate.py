@@ -58,6 +58,7 @@ def test_min_pass_k_of_n():
         ("baseline:deny", "RET_001", 10, "*Gate: INCONCLUSIVE (exit code 10)*"),
     ],
 )
+@pytest.mark.slow
 def test_the_three_outcomes_end_to_end(pytester, agent, selection, code, line):
     pytester.runpytest("--pibench-agent=oracle", "-k", "retail", "--pibench-results=base.json", "-p", "no:cacheprovider")
     result = pytester.runpytest(f"--pibench-agent={agent}", "-k", selection, "--pibench-baseline=base.json::oracle",

@@ -3,7 +3,8 @@
 Chromium comes from the system packages (``.ci/run`` installs Debian's ``chromium`` in CI) and is
 driven with Playwright's Python package against that system browser (no browser download). Where
 either is missing the test is skipped with the reason, except in CI (``CI`` set), where it fails.
-The screenshots are written to ``$PIBENCH_ARTIFACTS`` (default ``artifacts/``) for CI to keep.
+The screenshots are written to ``$PIBENCH_ARTIFACTS`` when set (CI keeps them), else to the test's
+temporary folder: a test run never writes into the checkout.
 """
 
 from __future__ import annotations
@@ -38,10 +39,11 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_html([("pibench-results.json", document)], tmp_path_factory.mktemp("report") / "report.html")
 
 
-def test_the_report_renders_opens_an_episode_and_logs_no_error(report: Path):
+@pytest.mark.slow
+def test_the_report_renders_opens_an_episode_and_logs_no_error(report: Path, tmp_path: Path):
     from playwright.sync_api import sync_playwright
 
-    artifacts = Path(os.environ.get("PIBENCH_ARTIFACTS") or ROOT / "artifacts")
+    artifacts = Path(os.environ.get("PIBENCH_ARTIFACTS") or tmp_path)
     artifacts.mkdir(parents=True, exist_ok=True)
     errors: list[str] = []
     with sync_playwright() as playwright:

@@ -76,6 +76,7 @@ def test_text_cannot_break_out_of_the_page_and_long_outputs_are_folded(finra_fil
     assert last.startswith("</script>") and "more characters not shown" in last and len(last) < 4100
 
 
+@pytest.mark.slow
 def test_a_large_run_stays_a_reasonable_size():
     files = list(discover_scenarios(bundled_scenarios_dir()))
     html = render_html([("run", _document(["oracle", "baseline:deny"], files, trials=2))])

@@ -89,6 +89,7 @@ def test_pi_compare_on_two_files_and_on_one_file_with_two_agents(retail_rows, tm
     assert lone.returncode == 4 and "holds one agent" in lone.stderr
 
 
+@pytest.mark.slow
 def test_the_summary_pairs_each_agent_with_the_first(pytester):
     result = pytester.runpytest("--pibench-agent=oracle", "--pibench-agent=baseline:deny", "-k", "FIN_0",
                                 "--pibench-results=", "-p", "no:cacheprovider")  # fmt: skip

@@ -30,6 +30,7 @@ HELPDESK = [f for f in FILES if f.parent.name == "helpdesk"]
 DOMAIN_SETS = {"retail": RETAIL, "finra": FINRA, "helpdesk": HELPDESK}
 
 
+@pytest.mark.slow
 def test_the_shipped_set_passes_the_validator():
     report = validate(bundled_scenarios_dir())
     assert report.ok, report.format()
