@@ -21,16 +21,19 @@ __all__ = ["ServerThread", "listening_socket", "serve_forever"]
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
-    """A bound TCP socket for uvicorn, with ``TCP_NODELAY`` (which accepted connections inherit).
+    """A listening TCP socket for uvicorn, with ``TCP_NODELAY`` (which accepted connections inherit).
 
     uvicorn writes a response's head and body separately; with Nagle's algorithm
-    the body waits for the client's delayed ACK, about 40 ms a request.
+    the body waits for the client's delayed ACK, about 40 ms a request. It listens
+    at once, so a client that connects as soon as the server says where it
+    serves is queued until uvicorn accepts, never refused.
     """
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind((host, port))
+    sock.listen(2048)
     return sock
 
 

@@ -234,8 +234,6 @@ class ScenarioDetail(TypedDict):
     """Whether exactly one valid decision was found."""
     decision_error: str | None
     """Why the decision is invalid (``MISSING_DECISION``, ``ASSESSMENT_ERROR``...), else None."""
-    decision_error_detail: NotRequired[str | None]
-    """Ours: that reason in words, e.g. the error ``record_decision`` returned (``missing ... 'rationale'``)."""
     event_flags: EventFlags
     """The five event flags."""
     benchmark_version: NotRequired[str]
@@ -264,6 +262,8 @@ class ResultRow(ScenarioDetail):
 
     agent: NotRequired[str]
     """The agent's name (its ``--pibench-agent`` spec or the fixture's name for it)."""
+    decision_error_detail: NotRequired[str | None]
+    """Why the decision is invalid, in words, e.g. the error ``record_decision`` returned (``missing ... 'rationale'``)."""
     failure_cause: NotRequired[str | None]
     """Whose failure ended it: ``agent`` (scored), or for an error row ``user_simulator``,
     ``infrastructure``, ``harness``, ``scenario``...; None when nothing failed."""

@@ -75,5 +75,5 @@ def test_the_dockerfile_installs_the_server_and_starts_it():
     forced = re.findall(r'^"([^"]+)" = "pytest_pibench/_bundled/', (ROOT / "pyproject.toml").read_text(), flags=re.M)
     assert forced and set(forced) <= copied, f"the image does not copy {sorted(set(forced) - copied)}"
     entry = re.search(r'^ENTRYPOINT \["([^"]+)"', text, flags=re.M)
-    assert entry and f'{entry.group(1)} = "pytest_pibench.a2a.green:main"' in (ROOT / "pyproject.toml").read_text()
+    assert entry and f'{entry.group(1)} = "pytest_pibench.a2a.entry:green_main"' in (ROOT / "pyproject.toml").read_text()
     assert "/health" in text and "USER green" in text
