@@ -92,11 +92,40 @@ def _clearly_not_a_scenario(path: Path) -> bool:
     except OSError:
         return False  # unreadable: the loader says why
     try:
+        text = raw.removeprefix(codecs.BOM_UTF8).decode("utf-8")
+    except ValueError:  # not UTF-8
+        return False
+    if _first_key(text) in SCENARIO_KEYS:
+        return False  # an object naming a scenario key, if it is JSON at all: a candidate either way
+    try:
         # Only the shape matters here: integers stay text, so a 5000-digit one is valid JSON, not a ValueError.
-        data = json.loads(raw.removeprefix(codecs.BOM_UTF8).decode("utf-8"), parse_int=str)
-    except (ValueError, RecursionError):  # not UTF-8, not JSON, empty
+        data = json.loads(text, parse_int=str)
+    except (ValueError, RecursionError):  # not JSON, empty
         return False
     return not (isinstance(data, dict) and not SCENARIO_KEYS.isdisjoint(data))
+
+
+_JSON_SPACE = " \t\n\r"
+
+
+def _first_key(text: str) -> str | None:
+    """The first key of the object ``text`` starts with, read without decoding the rest; None if there is none.
+
+    Scenario files name ``schema_version`` first: they need no second full decode besides the loader's.
+    """
+    body = text.lstrip(_JSON_SPACE)
+    if not body.startswith("{"):
+        return None
+    start = len(text) - len(body) + 1
+    while start < len(text) and text[start] in _JSON_SPACE:
+        start += 1
+    if not text.startswith('"', start):
+        return None
+    try:
+        key, _ = json.decoder.scanstring(text, start + 1)  # type: ignore[attr-defined]
+    except ValueError:
+        return None
+    return str(key)
 
 
 def is_scenario_nodeid(nodeid: str) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import weakref
 from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import Any
 
 from pytest_pibench.checks.tool_roles import tools_named_by
 from pytest_pibench.env.environment import Environment, deep_merge
-from pytest_pibench.packs.loading import Domain, UnknownDomainError, load_domain
+from pytest_pibench.packs.loading import Domain, UnknownDomainError, domain_paths, load_domain
 from pytest_pibench.packs.typed_tools import Tool
 from pytest_pibench.paths import bundled_root, workspace_root_for
 from pytest_pibench.scenario.loading import ScenarioError
@@ -148,8 +149,31 @@ def unknown_check_tools(scenario: Scenario, domain: Domain) -> list[tuple[str, s
     ]
 
 
+_BoundParts = tuple[Domain, str, tuple[Tool, ...]]
+_bound: dict[tuple[int, bool], tuple[weakref.ref[Scenario], tuple[Any, ...], _BoundParts]] = {}
+"""What binding each live scenario gave, by ``(id(scenario), check_tools)``: its entry goes with the scenario."""
+
+
+def _bound_key(scenario: Scenario) -> tuple[Any, ...]:
+    """Everything a binding is worked out from but the files (packs and policies are read once per process).
+
+    A check changed in place is not seen, as :attr:`Scenario.forbidden_tools` assumes: a loaded
+    scenario's checks are not changed afterwards; a check list changed is.
+    """
+    crit = scenario.evaluation_criteria
+    allowed = scenario.available_tools
+    return (scenario.source_path, scenario.meta.domain, scenario.policy_context.policy_text_ref,
+            None if allowed is None else tuple(allowed), domain_paths(),
+            *(tuple(map(id, checks)) for checks in (crit.policy_checks, crit.state_field_checks,
+                                                     crit.nl_judge_checks)))  # fmt: skip
+
+
 def bind_scenario(scenario: Scenario, *, check_tools: bool = True) -> Binding:
     """Resolve the scenario's domain, policy text and exposed tools.
+
+    Worked out once per scenario object (collection checks it, the episode, its scoring and the oracle
+    bind it again): a later call with the same inputs gets a new :class:`Binding` of the same parts.
+    A scenario that cannot be bound is worked out, and raises, every time.
 
     With ``check_tools`` (the default) a policy check naming a tool the domain
     does not have is a scenario error, so the scenario never runs and is never
@@ -162,6 +186,18 @@ def bind_scenario(scenario: Scenario, *, check_tools: bool = True) -> Binding:
             ``check_tools``) a policy check naming a tool the domain does not have.
         DomainError: for a domain pack that fails to load.
     """
+    slot = (id(scenario), check_tools)
+    key = _bound_key(scenario)
+    known = _bound.get(slot)
+    if known is not None and known[0]() is scenario and known[1] == key:
+        return Binding(scenario, *known[2])
+    binding = _bind(scenario, check_tools)
+    ref = weakref.ref(scenario, lambda _, slot=slot: _bound.pop(slot, None))  # type: ignore[misc]
+    _bound[slot] = (ref, key, (binding.domain, binding.policy_text, binding.tools))
+    return binding
+
+
+def _bind(scenario: Scenario, check_tools: bool) -> Binding:
     source = str(scenario.source_path or scenario.scenario_id)
     root = workspace_root_for(scenario.source_path) if scenario.source_path else None
     roots = [root] if root is not None else []

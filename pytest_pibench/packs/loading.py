@@ -64,6 +64,7 @@ __all__ = [
     "DomainError",
     "UnknownDomainError",
     "canonical_domain_name",
+    "domain_paths",
     "is_pack",
     "load_domain",
     "load_domain_dir",
@@ -139,6 +140,11 @@ def set_domain_paths(paths: Sequence[str | Path]) -> None:
         folder = Path(path)
         resolved.append(folder / "domains" if (folder / "domains").is_dir() else folder)
     _domain_paths[:] = resolved
+
+
+def domain_paths() -> tuple[Path, ...]:
+    """The folders :func:`set_domain_paths` set last (searched before everything else)."""
+    return tuple(_domain_paths)
 
 
 def is_pack(directory: Path) -> bool:

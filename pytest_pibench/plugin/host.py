@@ -9,12 +9,14 @@ is the only module to change.
 from __future__ import annotations
 
 import contextlib
+import gc
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pytest
 
 __all__ = [
+    "freeze_long_lived",
     "is_subtest_report",
     "is_xdist_worker",
     "subtest_description",
@@ -104,3 +106,14 @@ def xdist_queue(config: pytest.Config) -> list[int] | None:
                 upcoming += [i for i in queued if isinstance(i, int)]
         return upcoming
     return []
+
+
+def freeze_long_lived() -> None:
+    """Take what is alive now out of the cyclic GC's walks (``gc.freeze``), after a collection.
+
+    Called once scenario items are collected: modules, scenarios, domains and items live to
+    the end of the run, and every full collection walked them again (0.5-0.8 s of a 3.5 s
+    oracle run, benchmarks/README.md). Objects made later are collected as before.
+    """
+    gc.collect()
+    gc.freeze()

@@ -7,9 +7,8 @@ whether the run was complete. A scenario item that failed without a row (a
 crashed xdist worker, an exception in a fixture, a broken scenario file)
 becomes an error row, never a silent gap.
 
-A file that cannot be written (a full disk) never costs what is already on
-disk: the run stops, the summary is printed, the journal is kept, and the run
-exits 4 with the path and the reason.
+A file that cannot be written (a full disk) never costs what is already on disk: the
+run stops, the summary is printed, the journal is kept, and it exits 4 with the reason.
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ import pytest
 
 from pytest_pibench.paths import is_scenario_nodeid
 from pytest_pibench.plugin.extensions import add_extension_metrics, carry_extension_metrics
-from pytest_pibench.plugin.host import is_xdist_worker
+from pytest_pibench.plugin.host import freeze_long_lived, is_xdist_worker
 from pytest_pibench.plugin.settings import ERROR_BUDGET_EXIT_CODE, GATE_EXIT_CODE, INCONCLUSIVE_EXIT_CODE, Settings
 from pytest_pibench.results.document import (
     RESULTS_FORMAT,
@@ -76,8 +75,11 @@ class ResultCollector:
     # ------------------------------------------------------------------ planning
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
+        scenario_items = sum(1 for item in session.items if is_scenario_nodeid(item.nodeid))
+        if scenario_items:
+            freeze_long_lived()  # what collection made lives to the end: the GC need not walk it again
         if not self.is_worker:
-            self._plan(sum(1 for item in session.items if is_scenario_nodeid(item.nodeid)))
+            self._plan(scenario_items)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, ids: list[str]) -> None:

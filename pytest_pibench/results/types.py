@@ -263,7 +263,7 @@ class ResultRow(ScenarioDetail):
     agent: NotRequired[str]
     """The agent's name (its ``--pibench-agent`` spec or the fixture's name for it)."""
     decision_error_detail: NotRequired[str | None]
-    """Why the decision is invalid, in words, e.g. the error ``record_decision`` returned (``missing ... 'rationale'``)."""
+    """Why the decision is invalid, in words (e.g. the error ``record_decision`` returned)."""
     failure_cause: NotRequired[str | None]
     """Whose failure ended it: ``agent`` (scored), or for an error row ``user_simulator``,
     ``infrastructure``, ``harness``, ``scenario``...; None when nothing failed."""

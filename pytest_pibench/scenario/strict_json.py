@@ -22,6 +22,7 @@ from __future__ import annotations
 import codecs
 import json
 import math
+import re
 import sys
 from typing import Any
 
@@ -90,12 +91,40 @@ def decode_strict(raw: bytes) -> Any:
         raise StrictJSONError([("", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")]) from None
     except RecursionError:
         raise StrictJSONError([("", f"nested more than {MAX_DEPTH} levels deep")]) from None
+    if _SURROGATE_ESCAPE.search(text) is None and _plain(data, MAX_DEPTH):
+        return data  # nothing the walk below could report: skip it (most of the cost of a clean file)
     problems = _problems(data)
     if problems:
         path, message = problems[0]
         more = f" (and {len(problems) - 1} more such problem(s) in the file)" if len(problems) > 1 else ""
         raise StrictJSONError([(path, message + more)])
     return data
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+"""A ``\\uD800``-``\\uDFFF`` escape, or text that merely looks like one (``\\\\ud800``): the only way a lone
+surrogate gets into decoded text, since strict UTF-8 decoding refuses encoded surrogates. A false alarm
+only costs the full walk."""
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _plain(value: Any, budget: int) -> bool:
+    """Whether ``value`` holds no rejected value, no duplicate key and no container ``budget`` levels down.
+
+    A quick walk (no paths, no string checks) that rules out what :func:`_problems` reports but lone
+    surrogates: the hooks mark a rejected value with :class:`_Rejected` and an object with a repeated
+    key with :class:`_DuplicateKeys`, neither of which is a plain scalar, ``dict`` or ``list``.
+    """
+    kind = type(value)
+    if kind in _SCALARS:
+        return True
+    if (kind is not dict and kind is not list) or budget == 0:
+        return False
+    for child in value.values() if kind is dict else value:
+        if type(child) not in _SCALARS and not _plain(child, budget - 1):
+            return False
+    return True
 
 
 def _parse_int(literal: str) -> Any:

@@ -173,6 +173,20 @@ def test_bind_scenario_refuses_a_check_naming_an_unknown_tool(toy_data, write_sc
     assert bind_scenario(scenario, check_tools=False).domain.name == "toyshop"
 
 
+def test_a_binding_is_worked_out_again_when_what_it_rests_on_changes(toy_data, write_scenario):
+    scenario = load_scenario(write_scenario(toy_data))
+    first, again = bind_scenario(scenario), bind_scenario(scenario)  # the second from the first's parts
+    assert again is not first and again.tools == first.tools and again.policy_text == first.policy_text
+    broken = load_scenario(write_scenario(with_unknown_tool_check(json.loads(json.dumps(toy_data))), "typo.json"))
+    scenario.evaluation_criteria.policy_checks = list(broken.evaluation_criteria.policy_checks)  # a new check list
+    with pytest.raises(ScenarioError, match="frobnicate_order"):
+        bind_scenario(scenario)
+    with pytest.raises(ScenarioError, match="frobnicate_order"):  # a failed binding is not kept: it fails again
+        bind_scenario(scenario)
+    scenario.available_tools = ["lookup_item", "record_decision"]
+    assert [t.name for t in bind_scenario(scenario, check_tools=False).tools] == ["lookup_item", "record_decision"]
+
+
 def test_the_engine_reports_an_unknown_tool_check_as_an_error_row(toy_data, write_scenario):
     row = run_one(write_scenario(with_unknown_tool_check(toy_data)), "oracle")
     assert row["status"] == "error" and row["failure_cause"] == "scenario"

@@ -13,6 +13,7 @@ the episode as an infrastructure error row, never as a policy failure.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_pibench.episode.protocols import InfrastructureError
+from pytest_pibench.participants.llm import quiet
 from pytest_pibench.participants.llm.limits import ProviderLimit, limiter_for
 
 __all__ = ["LLMClient", "LLMParticipant", "Usage", "split_model_spec"]
@@ -67,14 +69,32 @@ def split_model_spec(spec: str) -> str:
 
 
 _import_lock = threading.Lock()
+_module: list[Any] = []  # litellm, once imported
 
 
 def _litellm() -> Any:
+    if _module:
+        return _module[0]
     with _import_lock:
+        if _module:
+            return _module[0]
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         import litellm
 
         litellm.suppress_debug_info = True
+        try:  # litellm's switches for its own pricing and logging of a call (quiet.py)
+            from litellm._internal_context import internal_sub_call
+            from litellm.litellm_core_utils.litellm_logging import Logging
+        except ImportError:  # another litellm: its calls stay as they are
+            pass
+        else:
+            quiet.install(Logging, internal_sub_call)
+        # litellm's import leaves about 370,000 objects that live as long as the process, and every
+        # full collection of the cyclic GC walked them all again (0.3 s of CPU each, 13 in a benchmark
+        # run: benchmarks/README.md). Frozen, a collection only walks what was made since.
+        gc.collect()
+        gc.freeze()
+        _module.append(litellm)
         return litellm
 
 
@@ -174,8 +194,9 @@ class LLMClient:
             attempts += 1
             # litellm's and openai's own retries are off: tenacity is the one retry loop.
             if self.limiter is None:
-                return litellm.completion(**request, timeout=self.timeout, num_retries=0, max_retries=0)
-            with self.limiter.slot() as waited:
+                with quiet.quiet_call(litellm):
+                    return litellm.completion(**request, timeout=self.timeout, num_retries=0, max_retries=0)
+            with self.limiter.slot() as waited, quiet.quiet_call(litellm):
                 self.usage.throttled += int(waited)
                 return litellm.completion(**request, timeout=self.timeout, num_retries=0, max_retries=0)
 
