@@ -21,24 +21,23 @@ from typing import Any
 
 from pytest_pibench.participants.schemes import AgentSpecError
 
-__all__ = ["PROTOCOL_CALLS", "check_built", "participant_problems"]
+__all__ = ["PROTOCOL_CALLS", "check_built", "check_instance", "participant_problems"]
 
-# What the episode loop calls, per role: method -> (the call as documented, positional arguments passed, required).
+# What the episode loop calls, in its order: method -> (the call as documented, positional arguments passed,
+# required). Agent and user differ only in what init_state receives.
+def _calls(init_state: str, init_arguments: int) -> dict[str, tuple[str, int, bool]]:
+    return {
+        "set_seed": ("set_seed(seed)", 1, False),
+        "init_state": (init_state, init_arguments, True),
+        "generate": ("generate(message, state)", 2, True),
+        "is_stop": ("is_stop(message)", 1, False),
+        "stop": ("stop(message, state)", 2, False),
+    }
+
+
 PROTOCOL_CALLS: dict[str, dict[str, tuple[str, int, bool]]] = {
-    "agent": {
-        "set_seed": ("set_seed(seed)", 1, False),
-        "init_state": ("init_state(benchmark_context, tools, message_history)", 3, True),
-        "generate": ("generate(message, state)", 2, True),
-        "is_stop": ("is_stop(message)", 1, False),
-        "stop": ("stop(message, state)", 2, False),
-    },
-    "user": {
-        "set_seed": ("set_seed(seed)", 1, False),
-        "init_state": ("init_state(scenario)", 1, True),
-        "generate": ("generate(message, state)", 2, True),
-        "is_stop": ("is_stop(message)", 1, False),
-        "stop": ("stop(message, state)", 2, False),
-    },
+    "agent": _calls("init_state(benchmark_context, tools, message_history)", 3),
+    "user": _calls("init_state(scenario)", 1),
 }
 
 
@@ -86,9 +85,15 @@ def check_built(make: Callable[[], Any], role: str, spec: str, what: str) -> Non
         built = make()
     except Exception as exc:
         raise AgentSpecError(f"{role} spec {spec!r}: {what}() raised {type(exc).__name__}: {exc}") from None
-    problems = participant_problems(built, role)
+    check_instance(
+        built, role, spec, "" if inspect.isclass(make) else f" (the factory {what}() returned {built!r:.80})"
+    )
+
+
+def check_instance(obj: Any, role: str, spec: str, made: str = "") -> None:
+    """Raise :class:`AgentSpecError` listing what keeps ``obj`` from serving as ``role`` (``made``: how it was made)."""
+    problems = participant_problems(obj, role)
     if problems:
-        made = "" if inspect.isclass(make) else f" (the factory {what}() returned {built!r:.80})"
         raise AgentSpecError(
             f"{role} spec {spec!r} does not implement the {role} protocol{made}: " + "; ".join(problems)
         )

@@ -35,7 +35,7 @@ from pytest_pibench.participants.builtins import (
     BaselineAgent,
     OracleAgent,
 )
-from pytest_pibench.participants.conformance import check_built, participant_problems
+from pytest_pibench.participants.conformance import check_built, check_instance
 from pytest_pibench.participants.import_errors import import_failure, not_found, offer_names
 from pytest_pibench.participants.schemes import AgentSpecError, JudgeFactory, ParticipantFactory, SchemeRegistry
 from pytest_pibench.scenario.models import Scenario
@@ -240,9 +240,7 @@ def _factory(target: Any, role: str, spec: str) -> ParticipantFactory:
     protocol's arguments, so a broken agent is a usage error, not a weak score.
     """
     if _is_participant(target) and not inspect.isclass(target):
-        problems = participant_problems(target, role)
-        if problems:
-            raise AgentSpecError(f"{role} spec {spec!r} does not implement the {role} protocol: " + "; ".join(problems))
+        check_instance(target, role, spec)
 
         def reuse(scenario: Scenario) -> Any:  # an instance: reused, as upstream reuses agents
             return target

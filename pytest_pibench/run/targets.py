@@ -51,16 +51,15 @@ def resolve_target(arg: str) -> str:
         if folder.is_dir():
             return str(folder)
     stem = arg.removesuffix(".json")
+    names = [p.name for root in roots if root.is_dir() for p in root.iterdir() if p.is_dir()]  # for "did you mean"
     for root in roots:
         for file in discover_scenarios(root):
-            if file.stem == stem or _scenario_id_of(file) == arg:
+            scenario_id = _scenario_id_of(file)
+            if file.stem == stem or scenario_id == arg:
                 return str(file)
+            names += [file.stem, *filter(None, [scenario_id])]
     if "/" in arg or "\\" in arg or arg.endswith(".json"):
         raise TargetError(f"no such file or directory: {arg}")
-    names = [p.name for root in roots if root.is_dir() for p in root.iterdir() if p.is_dir()]
-    for root in roots:
-        for file in discover_scenarios(root):
-            names += [file.stem, *filter(None, [_scenario_id_of(file)])]
     raise TargetError(
         f"{arg!r} is neither a file or folder nor a domain, scenario file name or scenario id"
         f"{did_you_mean(arg, names)} (looked in ./scenarios and the bundled scenarios); `pi list` shows what there is"
