@@ -19,14 +19,16 @@ __all__ = ["RunHint", "benchmark_words", "register_run_hint", "run_hint"]
 
 
 def benchmark_words() -> set[str]:
-    """The names ``-k``/``-m`` select scenarios by: domains, labels, columns, pressure styles, ``pibench``."""
+    """The names ``-k``/``-m`` select scenarios by: domains, labels, columns, ``pibench``; ``ret_``: an id prefix."""
     from pytest_pibench.paths import bundled_scenarios_dir
     from pytest_pibench.plugin.keys import LABEL_MARKS
     from pytest_pibench.vocab import COLUMNS, slug
 
     words = {"pibench", "variant", *LABEL_MARKS.values(), *(slug(c) for c in COLUMNS)}
     root = bundled_scenarios_dir()
-    words |= {p.name.lower() for p in root.iterdir() if p.is_dir()} if root.is_dir() else set()
+    if root.is_dir():  # the domains, and the prefixes of their scenario ids (ret, fin, hd...)
+        words |= {p.name for p in root.iterdir() if p.is_dir()}
+        words |= {p.stem.split("_")[0] + "_" for p in root.glob("*/*.json")}
     return {w.lower() for w in words}
 
 
@@ -37,7 +39,8 @@ def run_hint(config: pytest.Config) -> str | None:
     named = {w.lower() for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", f"{keyword} {markexpr}")}
     named -= {"and", "or", "not"}
     words = benchmark_words()
-    if not any(w in words or w.startswith("pressure_") or re.match(r"(ret|fin|hd)_\d", w) for w in named):
+    prefixes = tuple(w for w in words if w.endswith("_"))
+    if not any(w in words or w.startswith(("pressure_", *prefixes)) for w in named):
         return None
     flag = f"-k {keyword!r}" if keyword else f"-m {markexpr!r}"
     return (
