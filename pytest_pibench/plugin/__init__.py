@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from pytest_pibench.paths import is_scenario_candidate, is_scenario_nodeid
+from pytest_pibench.plugin import check_reports
 from pytest_pibench.plugin.host import is_subtest_report, is_xdist_worker, subtest_description, worker_input
 from pytest_pibench.plugin.keys import (
     AGENT_NAME_KEY,
@@ -94,6 +95,7 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     settings = read_settings(config)
     config.stash[SETTINGS_KEY] = settings
+    config.pluginmanager.register(check_reports, check_reports.PLUGIN_NAME)  # blocked by -p no:<name>: None
     if not settings.run.agents and not is_xdist_worker(config):
         from pytest_pibench.plugin.run_hint import register_run_hint
 

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from pytest_pibench.participants.specs import AgentSpec
+from pytest_pibench.plugin.check_reports import plain
 from pytest_pibench.plugin.extensions import add_row_fields, participant_schemes
 from pytest_pibench.plugin.host import subtests_without_capture
 from pytest_pibench.plugin.keys import (
@@ -99,11 +100,12 @@ def _report_check(check: CheckEntry) -> None:
     label = f"{check['outcome_id']} [{check['type']}]: {check['detail']}"
     if check.get("tier") == 2:
         if not check["passed"]:
-            # raised, not pytest.xfail(): that one formats a traceback (source of every frame) the report drops
-            raise pytest.xfail.Exception(f"Tier 2 (reported, not gating): {label}", pytrace=False)
+            # raised, not pytest.xfail(): that one formats a traceback (source of every frame) the report drops;
+            # plain(): the report is built without pytest's traceback walk (check_reports)
+            raise plain(pytest.xfail.Exception(f"Tier 2 (reported, not gating): {label}", pytrace=False))
         return
     if not check["passed"]:
-        pytest.fail(label, pytrace=False)
+        raise plain(pytest.fail.Exception(label, pytrace=False))
 
 
 def run_scenario_item(
@@ -137,7 +139,7 @@ def run_scenario_item(
     item.stash[ROW_KEY] = row
     try:
         if row["status"] == "error":
-            pytest.fail(_error_text(row), pytrace=False)
+            raise plain(pytest.fail.Exception(_error_text(row), pytrace=False))
         with subtests_without_capture(config):
             for check in row["outcome_checks"]:
                 if check["passed"] is None:
@@ -145,7 +147,7 @@ def run_scenario_item(
                 with subtests.test(msg=str(check["outcome_id"])):
                     _report_check(check)
         if not row["all_passed"]:
-            pytest.fail(_failed_checks_text(row), pytrace=False)
+            raise plain(pytest.fail.Exception(_failed_checks_text(row), pytrace=False))
     finally:
         item.stash[DONE_KEY] = True
 

@@ -91,11 +91,10 @@ class EpisodePrefetcher:
             with self._lock:  # items this process will no longer run (xdist work stealing took them)
                 stale = set(self._futures) - {item.nodeid for item in upcoming}
                 for nodeid in stale:
-                    self._futures.pop(nodeid).cancel()
+                    self._pool.cancel(self._futures.pop(nodeid))
         for item in upcoming:
-            with self._lock:
-                running = sum(1 for f in self._futures.values() if not f.done())
-                if running >= self.concurrency or len(self._futures) >= self.buffered:
+            with self._lock:  # the pool's count, not a walk of the futures: this runs as every episode ends
+                if self._pool.unfinished >= self.concurrency or len(self._futures) >= self.buffered:
                     return
                 if item.nodeid in self._futures or item.nodeid in self._consumed:
                     continue
@@ -124,14 +123,14 @@ class EpisodePrefetcher:
             future = self._futures.pop(item.nodeid, None)
             self._consumed.add(item.nodeid)
         if future is not None:
-            future.cancel()
+            self._pool.cancel(future)
 
     def cancel(self) -> None:
         """Drop every episode not started yet (running ones finish and are discarded)."""
         with self._lock:
             futures, self._futures = self._futures, {}
         for future in futures.values():
-            future.cancel()
+            self._pool.cancel(future)
 
     def close(self) -> None:
         self.cancel()
@@ -155,22 +154,27 @@ class _DaemonPool:
         self._threads: list[threading.Thread] = []
         self._idle = 0
         """Threads waiting for a job that no submitted job has claimed yet."""
+        self.unfinished = 0
+        """Jobs submitted and neither done nor cancelled (queued or running)."""
         self._lock = threading.Lock()
 
     def _work(self) -> None:
         while (task := self._jobs.get()) is not None:
             future, job = task
-            if future.set_running_or_notify_cancel():
+            ran = future.set_running_or_notify_cancel()  # False: cancelled, already counted off by cancel()
+            if ran:
                 try:
                     future.set_result(job())
                 except BaseException as exc:  # handed to the item that waits for it (Ctrl-C too)
                     future.set_exception(exc)
             with self._lock:
                 self._idle += 1
+                self.unfinished -= ran
 
     def submit(self, job: Job) -> Future[ResultRow]:
         future: Future[ResultRow] = Future()
         with self._lock:
+            self.unfinished += 1
             if self._idle:
                 self._idle -= 1  # an idle thread will take this job
             elif len(self._threads) < self.workers:
@@ -179,6 +183,12 @@ class _DaemonPool:
                 thread.start()
         self._jobs.put((future, job))
         return future
+
+    def cancel(self, future: Future[ResultRow]) -> None:
+        """Cancel ``future``'s job if it has not started (it no longer counts as unfinished)."""
+        with self._lock:
+            if not future.cancelled() and future.cancel():
+                self.unfinished -= 1
 
     def shutdown(self) -> None:
         with self._lock:
