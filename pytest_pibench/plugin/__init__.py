@@ -183,8 +183,7 @@ def pytest_configure_node(node: Any) -> None:
 def _default_to_scenario_dirs(config: pytest.Config, settings: Settings) -> None:
     """``--pibench-agent`` on the command line without paths runs the benchmark, not the project's tests.
 
-    An agent set only in the ini file never replaces the paths pytest would
-    collect: the project's own tests keep running.
+    An agent set only in the ini file never replaces the paths pytest would collect: the project's tests run.
     """
     if config.args_source == pytest.Config.ArgsSource.ARGS or not config.getoption("pibench_agent"):
         return

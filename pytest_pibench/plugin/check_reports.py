@@ -19,7 +19,8 @@ from __future__ import annotations
 from typing import TypeVar
 
 import pytest
-from _pytest._code.code import ExceptionChainRepr, ReprEntry, ReprTraceback
+
+from pytest_pibench.plugin.host import message_only_report
 
 __all__ = ["PLUGIN_NAME", "plain", "pytest_runtest_makereport"]
 
@@ -45,19 +46,4 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         return None  # pytest shows the chain
     if item.config.getoption("fulltrace", False):
         return None
-    entry = ReprEntry(str(value).split("\n"), None, None, None, "value")
-    longrepr = ExceptionChainRepr([(ReprTraceback([entry], None, style="value"), excinfo._getreprcrash(), None)])
-    sections = [(f"Captured {key} {when}", content) for when, key, content in item._report_sections]
-    return pytest.TestReport(
-        getattr(item, "id", item.nodeid),  # pytest 9 reports carry the parsed id: skip a re-parse
-        item.location,
-        dict.fromkeys(item.keywords, 1),
-        "failed",
-        longrepr,
-        "call",
-        sections,
-        call.duration,
-        call.start,
-        call.stop,
-        user_properties=item.user_properties,
-    )
+    return message_only_report(item, call)

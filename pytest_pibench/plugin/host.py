@@ -14,9 +14,11 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pytest
+from _pytest._code.code import ExceptionChainRepr, ReprEntry, ReprTraceback
 
 __all__ = [
     "freeze_long_lived",
+    "message_only_report",
     "is_subtest_report",
     "is_xdist_worker",
     "subtest_description",
@@ -117,3 +119,34 @@ def freeze_long_lived() -> None:
     """
     gc.collect()
     gc.freeze()
+
+
+def message_only_report(item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport:
+    """The report pytest makes for ``call``'s ``pytrace=False`` failure, made without its traceback walk.
+
+    pytest shows such a failure as its message alone (the ``value`` style), but only after
+    filtering every frame of the traceback (path objects, ``stat`` calls) inside
+    ``Node._repr_failure_py``: the largest cost of reporting thousands of failed checks. This
+    builds the same ``ExceptionChainRepr`` (one ``value`` entry, the crash location pytest would
+    take) and the same ``TestReport`` fields as ``TestReport.from_item_and_call``, which needs
+    ``_pytest._code.code``'s classes, ``ExceptionInfo._getreprcrash`` and ``Item._report_sections``.
+    The caller checks that the exception has no cause or context and that ``--full-trace`` is off.
+    """
+    excinfo = call.excinfo
+    assert excinfo is not None
+    entry = ReprEntry(str(excinfo.value).split("\n"), None, None, None, "value")
+    longrepr = ExceptionChainRepr([(ReprTraceback([entry], None, style="value"), excinfo._getreprcrash(), None)])
+    sections = [(f"Captured {key} {when}", content) for when, key, content in item._report_sections]
+    return pytest.TestReport(
+        getattr(item, "id", item.nodeid),  # pytest 9 reports carry the parsed id: skip a re-parse
+        item.location,
+        dict.fromkeys(item.keywords, 1),
+        "failed",
+        longrepr,
+        "call",
+        sections,
+        call.duration,
+        call.start,
+        call.stop,
+        user_properties=item.user_properties,
+    )

@@ -10,7 +10,7 @@ import pytest
 from pytest_pibench.plugin import host
 
 PLUGIN = Path(__file__).resolve().parents[2] / "pytest_pibench" / "plugin"
-PRIVATE = ("workerinput", "_sub_test_description", "torun", "nextitem_index")
+PRIVATE = ("workerinput", "_sub_test_description", "torun", "nextitem_index", "_report_sections", "_getreprcrash")
 
 
 def test_no_other_plugin_module_reaches_into_the_host():
@@ -24,6 +24,9 @@ def test_no_other_plugin_module_reaches_into_the_host():
                 isinstance(node, ast.Constant) and isinstance(node.value, str)) else None  # fmt: skip
             if name in PRIVATE:
                 found.append((path.name, getattr(node, "lineno", 0), name))
+            if isinstance(node, (ast.Import, ast.ImportFrom)):  # pytest's private package
+                modules = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+                found += [(path.name, node.lineno, m) for m in modules if m.split(".")[0] == "_pytest"]
     assert [(f, n) for f, _, n in found] == [("__init__.py", "workerinput")], found
 
 
