@@ -187,14 +187,16 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from pytest_pibench.report import ReportError, html_report, report_command
+    from pytest_pibench.report import ReportError, html_report, markdown_report, report_command
 
     files = [_existing(name) for name in args.file]
     try:
+        if args.markdown:
+            markdown_report(files, args.markdown)
         if args.html:
-            print(f"wrote {html_report(files, args.html)}")
-            if not (args.output or args.results):
-                return 0
+            print(f"wrote {html_report(files, args.html)}", file=sys.stderr if args.markdown == "-" else sys.stdout)
+        if (args.markdown or args.html) and not (args.output or args.results):
+            return 0
         return report_command(files, output=args.output, results=args.results, max_error_rate=args.max_error_rate)
     except ReportError as exc:
         raise _UsageError(f"report: {exc}") from None
@@ -282,6 +284,12 @@ def _main(argv: Sequence[str] | None = None) -> int:
         "--html",
         metavar="PATH",
         help="write the HTML report here instead (several files: runs side by side; shards of one run merged)",
+    )
+    report.add_argument(
+        "--markdown",
+        metavar="PATH",
+        help="write a markdown summary here ('-': standard output): headline numbers with intervals, the gate's "
+        "verdict, regressed and failed scenarios (for a CI job summary or a pull-request comment)",
     )
     report.add_argument(
         "--max-error-rate",

@@ -23,7 +23,7 @@ import pytest
 from pytest_pibench.paths import is_scenario_nodeid
 from pytest_pibench.plugin.extensions import add_extension_metrics, carry_extension_metrics
 from pytest_pibench.plugin.host import freeze_long_lived, is_xdist_worker
-from pytest_pibench.plugin.settings import ERROR_BUDGET_EXIT_CODE, GATE_EXIT_CODE, INCONCLUSIVE_EXIT_CODE, Settings
+from pytest_pibench.plugin.settings import Settings
 from pytest_pibench.results.document import (
     RESULTS_FORMAT,
     RESULTS_FORMAT_VERSION,
@@ -272,38 +272,37 @@ class ResultCollector:
             from pytest_pibench.results.sequential import sequential_summary
 
             self.document["sequential"] = sequential_summary(rows, self.settled.values(), *self.settings.run.min_pass)
+        run_ended = session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)  # else that is the outcome
         try:
             add_extension_metrics(self.config, self.document)
+            if run_ended and self.settings.has_gate:
+                self._check_gates()
         finally:
             self._write_files(wall)  # a failing metrics hook never costs the results file
-        self._apply_gates(session)
+        if run_ended:
+            self._apply_exit_status(session)
         if self.write_errors:  # whatever else happened, results that are not on disk come first
             session.exitstatus = pytest.ExitCode.USAGE_ERROR
 
-    def _apply_gates(self, session: pytest.Session) -> None:
-        from pytest_pibench.plugin.gates import check_gates
+    def _check_gates(self) -> None:
+        """The gate's verdict, kept in the results file too (``gate``)."""
+        from pytest_pibench.plugin.gates import check_gates, gate_record
 
         assert self.document is not None
-        exitstatus = session.exitstatus
-        if exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
-            return  # interrupted, internal or usage error: that is the outcome
-        over_budget = error_budget_exceeded(self.document["validity"])
-        if self.settings.has_gate:
-            metrics = {a: v["metrics"] for a, v in self.document["agents"].items()}
-            self.verdict = check_gates(self.settings, metrics, self.document["rows"], self.baseline)
-        if over_budget:
-            self.gate_overrode = int(exitstatus)
-            session.exitstatus = ERROR_BUDGET_EXIT_CODE
-        elif self.verdict is not None and not self.verdict.passed:
-            self.gate_overrode = int(exitstatus)
-            session.exitstatus = GATE_EXIT_CODE
-        elif self.verdict is not None and self.verdict.inconclusive:
-            self.gate_overrode = int(exitstatus)
-            session.exitstatus = INCONCLUSIVE_EXIT_CODE
-        elif self.verdict is not None and exitstatus == pytest.ExitCode.TESTS_FAILED and not self.other_failures:
-            # With a gate, failing scenarios are expected; the gate is the verdict.
-            self.gate_overrode = int(exitstatus)
-            session.exitstatus = pytest.ExitCode.OK
+        metrics = {a: v["metrics"] for a, v in self.document["agents"].items()}
+        self.verdict = check_gates(self.settings, metrics, self.document["rows"], self.baseline)
+        self.document["gate"] = gate_record(self.settings, self.verdict, self.document["rows"], self.baseline)
+
+    def _apply_exit_status(self, session: pytest.Session) -> None:
+        from pytest_pibench.plugin.gates import exit_status
+
+        assert self.document is not None
+        before = int(session.exitstatus)
+        after = exit_status(before, self.verdict, over_budget=error_budget_exceeded(self.document["validity"]),
+                            other_failures=self.other_failures)  # fmt: skip
+        if after != before:
+            self.gate_overrode = before
+            session.exitstatus = after
 
     def _write_files(self, wall: float) -> None:
         from pytest_pibench.results.leaderboard import leaderboard_path, to_leaderboard

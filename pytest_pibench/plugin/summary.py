@@ -14,7 +14,7 @@ from pytest_pibench.vocab import GROUPS
 if TYPE_CHECKING:
     from pytest_pibench.plugin.results_collector import ResultCollector
 
-__all__ = ["summary_lines", "write_summary"]
+__all__ = ["failure_line", "summary_lines", "warning_lines", "write_summary"]
 
 _FLAGS = (
     ("Violation rate", "violation_rate"),
@@ -161,7 +161,7 @@ def summary_lines(document: ResultsDocument, extra_rows: Sequence[tuple[str, lis
     table = _table(metrics, trials) + _count_rows(document) + _verdict_rows(document) + list(extra_rows)
     width = max(len(label) for label, _ in table) + 2
     cols = [max(12, len(agent) + 2) for agent in metrics]
-    lines = _banner(document)
+    lines = warning_lines(document)
     lines += ["".ljust(width) + "".join(a.rjust(w) for a, w in zip(metrics, cols, strict=True))]
     lines += [
         label.ljust(width) + "".join(v.rjust(w) for v, w in zip(values, cols, strict=True)) for label, values in table
@@ -177,7 +177,7 @@ def summary_lines(document: ResultsDocument, extra_rows: Sequence[tuple[str, lis
     if failed:
         lines += ["", f"Failed scenarios ({len(failed)}):"]
         for row in failed:
-            lines.append("  " + _failure(row))
+            lines.append("  " + failure_line(row))
     return lines
 
 
@@ -191,8 +191,8 @@ def _verdict_rows(document: ResultsDocument) -> list[tuple[str, list[str]]]:
     return [(f"Met {sequential['min_pass']} / not / unsettled", values)]
 
 
-def _banner(document: ResultsDocument) -> list[str]:
-    """A partial or invalid run says so before any number."""
+def warning_lines(document: ResultsDocument) -> list[str]:
+    """A shard, a partial or an invalid run says so before any number (one line each)."""
     lines = []
     shard = document.get("shard")
     if shard:
@@ -226,7 +226,8 @@ def _resume_lines(rows: list[ResultRow]) -> list[str]:
     return [line + (f"; re-ran {len(notes) - reused}: {why}" if reasons else "")]
 
 
-def _failure(row: ResultRow) -> str:
+def failure_line(row: ResultRow) -> str:
+    """One failed or error row in a line: the agent's own failure first, else the first failed Tier-1 check."""
     head = f"{row.get('agent')} {row.get('scenario_id')} t{row.get('trial', 0)}"
     if row.get("status") == "error":
         cause = row.get("failure_cause") or "harness"

@@ -18,13 +18,14 @@ from typing import Any
 from pytest_pibench.bounds import strict_dumps
 from pytest_pibench.plugin.settings import ERROR_BUDGET_EXIT_CODE
 from pytest_pibench.report.html import write_html
+from pytest_pibench.report.markdown import write_markdown
 from pytest_pibench.results.document import atomic_write_json
 from pytest_pibench.results.leaderboard import leaderboard_path, run_artifacts
 from pytest_pibench.results.merge import MergeError, merge_documents
 from pytest_pibench.results.reading import RowsError, read_rows_file
 from pytest_pibench.results.types import ResultsDocument
 
-__all__ = ["ReportError", "html_report", "read_run", "report_command"]
+__all__ = ["ReportError", "html_report", "markdown_report", "read_run", "report_command"]
 
 
 class ReportError(Exception):
@@ -56,17 +57,7 @@ def report_command(
         ReportError: for a file that does not exist or files that cannot be merged.
     """
 
-    for name in files:
-        if not Path(name).exists():
-            raise ReportError(f"no such file or directory: {name}")
-    documents = [(name, read_run(name)) for name in files]
-    if len(documents) == 1:
-        document = documents[0][1]
-    else:
-        try:
-            document = merge_documents(documents)
-        except MergeError as exc:
-            raise ReportError(str(exc)) from None
+    document = _one_run(files)
     if results:
         atomic_write_json(results, document)
         print(f"wrote {results}")
@@ -87,6 +78,32 @@ def report_command(
         print(f"pi report: NOT VALID FOR THE LEADERBOARD: {'; '.join(problems)}", file=sys.stderr)
         return ERROR_BUDGET_EXIT_CODE
     return 0
+
+
+def markdown_report(files: Sequence[str], path: str) -> None:
+    """``pi report --markdown``: the markdown summary of one run (several files: its shards, merged) at ``path``
+    (``-``: standard output).
+
+    Raises:
+        ReportError: for a file that does not exist or files that cannot be merged.
+    """
+    write_markdown(_one_run(files), path)
+    if path != "-":
+        print(f"wrote {path}")
+
+
+def _one_run(files: Sequence[str]) -> ResultsDocument:
+    """The run in ``files``: one results file, or the shards of one run merged."""
+    for name in files:
+        if not Path(name).exists():
+            raise ReportError(f"no such file or directory: {name}")
+    documents = [(name, read_run(name)) for name in files]
+    if len(documents) == 1:
+        return documents[0][1]
+    try:
+        return merge_documents(documents)
+    except MergeError as exc:
+        raise ReportError(str(exc)) from None
 
 
 def html_report(files: Sequence[str], path: str) -> Path:

@@ -372,3 +372,7 @@ class ResultsDocument(TypedDict, total=False):
     sequential: dict[str, Any]
     """``--pibench-trial-mode sequential``: the stopping rule, each scenario's verdict, the trials saved
     (:func:`~pytest_pibench.results.sequential.sequential_summary`)."""
+    gate: dict[str, Any]
+    """The CI gate's verdict when the run had one (``--pibench-fail-under``, ``--pibench-baseline``,
+    ``--pibench-min-pass``): verdict, exit code, lines, regressed scenarios
+    (:func:`~pytest_pibench.plugin.gates.gate_record`)."""
