@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from pytest_pibench.participants.specs import AgentSpec
+from pytest_pibench.participants.conformance import check_built, check_instance
+from pytest_pibench.participants.specs import AgentSpec, AgentSpecError
 from pytest_pibench.plugin.check_reports import plain
 from pytest_pibench.plugin.extensions import add_row_fields, participant_schemes
 from pytest_pibench.plugin.host import subtests_without_capture
@@ -19,6 +20,7 @@ from pytest_pibench.plugin.keys import (
     ROW_KEY,
     SETTINGS_KEY,
     SETTLED_KEY,
+    USAGE_ERROR_KEY,
     watch_stop_signals,
 )
 from pytest_pibench.plugin.prefetch import Job
@@ -51,6 +53,9 @@ def agent_spec_of(value: Any, config: pytest.Config) -> AgentSpec:
     if isinstance(value, str):
         return executor_of(config).agent(value)
     name = agent_name_of(value)
+    problem = _protocol_problem(value, name, config)
+    if problem:
+        raise FixtureAgentError(f"the pibench_agent fixture's {problem}")
     if inspect.isclass(value) or inspect.isfunction(value):
         return AgentSpec(name, lambda scenario: value())
     if callable(getattr(value, "generate", None)):
@@ -58,6 +63,30 @@ def agent_spec_of(value: Any, config: pytest.Config) -> AgentSpec:
     raise pytest.UsageError(
         f"pibench_agent returned {value!r}: return a spec string, an agent class, a factory or an agent"
     )
+
+
+class FixtureAgentError(Exception):
+    """What a ``pibench_agent`` fixture returned cannot be an agent (a usage error: the run stops, exit 4)."""
+
+
+_CHECKED = pytest.StashKey[dict[int, tuple[Any, str | None]]]()
+
+
+def _protocol_problem(value: Any, name: str, config: pytest.Config) -> str | None:
+    """Why a fixture's agent class, factory or instance cannot serve as an agent, or None; checked once per object,
+    as ``--pibench-agent`` specs are at start-up (one agent built, every protocol method's signature)."""
+    checked = config.stash.setdefault(_CHECKED, {})
+    if id(value) not in checked:
+        problem = None
+        try:
+            if inspect.isclass(value) or inspect.isfunction(value):
+                check_built(value, "agent", name, value.__qualname__)
+            elif callable(getattr(value, "generate", None)):
+                check_instance(value, "agent", name)
+        except AgentSpecError as exc:
+            problem = str(exc)
+        checked[id(value)] = (value, problem)  # the value is kept, so its id stays its own
+    return checked[id(value)][1]
 
 
 def agent_name_of(value: Any) -> str:
@@ -116,7 +145,12 @@ def run_scenario_item(
     item = request.node
     watch_stop_signals(config)
     item.stash[AGENT_NAME_KEY] = agent_name_of(agent)
-    spec = agent_spec_of(agent, config)
+    try:
+        spec = agent_spec_of(agent, config)
+    except FixtureAgentError as exc:
+        item.stash[USAGE_ERROR_KEY] = str(exc)
+        item.session.shouldstop = "the pibench_agent fixture returned an agent that cannot run (see the failure)"
+        raise plain(pytest.fail.Exception(str(exc), pytrace=False)) from None
     item.stash[AGENT_NAME_KEY] = spec.name
     sequential = executor.sequential
     prefetcher = config.stash.get(PREFETCH_KEY, None)

@@ -24,6 +24,7 @@ __all__ = [
     "ROW_KEY",
     "SETTINGS_KEY",
     "SETTLED_KEY",
+    "USAGE_ERROR_KEY",
     "watch_stop_signals",
 ]
 
@@ -41,6 +42,8 @@ RESUME_KEY = pytest.StashKey[Any]()
 """The :class:`ResumeIndex` of ``--pibench-resume`` (every process)."""
 SETTLED_KEY = pytest.StashKey[dict[str, Any]]()
 """An item whose trial was not needed (its scenario's verdict was settled): agent, scenario_id, trial, reason."""
+USAGE_ERROR_KEY = pytest.StashKey[str]()
+"""A scenario item that could not run for a usage error (its ``pibench_agent`` fixture's agent): the run exits 4."""
 PREFETCH_KEY = pytest.StashKey[Any]()
 """The :class:`~pytest_pibench.plugin.prefetch.EpisodePrefetcher` of ``--pibench-concurrency`` above 1."""
 

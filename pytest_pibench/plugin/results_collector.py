@@ -13,7 +13,6 @@ run stops, the summary is printed, the journal is kept, and it exits 4 with the 
 
 from __future__ import annotations
 
-import contextlib
 import time
 from pathlib import Path
 from typing import Any, cast
@@ -23,6 +22,7 @@ import pytest
 from pytest_pibench.paths import is_scenario_nodeid
 from pytest_pibench.plugin.extensions import add_extension_metrics, carry_extension_metrics
 from pytest_pibench.plugin.host import freeze_long_lived, is_xdist_worker
+from pytest_pibench.plugin.keys import USAGE_ERROR_KEY
 from pytest_pibench.plugin.settings import Settings
 from pytest_pibench.results.document import (
     RESULTS_FORMAT,
@@ -69,6 +69,8 @@ class ResultCollector:
         self.journal = Journal(journal_path(settings.results)) if settings.results else None
         self._journal_state = "new"
         """``new``, ``open`` (it holds the carried rows), ``failed`` (appends failed) or ``unopened``."""
+        self.usage_errors: list[str] = []
+        """Items that could not run for a usage error (a ``pibench_agent`` fixture's broken agent): the run exits 4."""
         self.write_errors: list[str] = []
         """Files that could not be written (a full disk...), one message each: the run exits 4."""
 
@@ -152,9 +154,18 @@ class ResultCollector:
         """LLM cost of the rows received so far (``--pibench-cost-limit``)."""
         return self.cost.spent_usd
 
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+        report = yield
+        if call.when == "call" and USAGE_ERROR_KEY in item.stash:  # a string: crosses xdist to the controller
+            report.pibench_usage_error = item.stash[USAGE_ERROR_KEY]
+        return report
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if self.is_worker:
             return
+        if getattr(report, "pibench_usage_error", None):
+            self.usage_errors.append(str(report.pibench_usage_error))
         planned = getattr(report, "pibench_planned", None)
         if isinstance(planned, dict):
             self.planned[report.nodeid] = planned
@@ -191,43 +202,9 @@ class ResultCollector:
             self.collect_errors += 1
 
     def _crash_rows(self) -> list[ResultRow]:
-        """Error rows for scenario items that failed without a row (crashed worker, broken file...).
+        from pytest_pibench.plugin.crash_rows import crash_rows
 
-        Each comes from what the item was planned to run (its setup report). An
-        item whose process died before its setup reported has only its node id:
-        its file, and the run's agent when it has one.
-        """
-        from pytest_pibench.results.rows import error_row
-        from pytest_pibench.scenario.loading import load_scenario
-
-        known_agents = list(dict.fromkeys(str(r.get("agent")) for r in self.rows.values()))
-        fallback = list(self.settings.run.agents) or known_agents or ["pibench_agent"]
-        rows = []
-        for nodeid, (reason, agent_name) in self.unscored.items():
-            planned = self.planned.get(nodeid) or {"path": str(self.config.rootpath / nodeid.split("::")[0]),
-                                                   "agent": None, "trial": None, "broken": False}  # fmt: skip
-            cause = "scenario" if planned["broken"] else "harness"
-            if planned["broken"]:  # the file itself is broken: it fails for every agent and trial
-                keys = [(a, t) for a in fallback for t in range(self.settings.run.trials)]
-            else:
-                agent = agent_name or planned["agent"] or (fallback[0] if len(fallback) == 1 else "pibench_agent")
-                keys = [(agent, planned["trial"] or 0)]
-            scenario = None
-            with contextlib.suppress(Exception):  # the file itself may be what failed
-                scenario = load_scenario(planned["path"])
-            for agent, trial_index in keys:
-                row = error_row(
-                    scenario.scenario_id if scenario else planned.get("scenario_id") or nodeid.split("::")[-1],
-                    reason,
-                    scenario=scenario,
-                    trial=trial_index,
-                    agent=agent,
-                    cause=cause,
-                    termination_reason="scenario_error" if cause == "scenario" else "runtime_error",
-                )
-                row["nodeid"] = nodeid
-                rows.append(row)
-        return rows
+        return crash_rows(self.config, self.settings, self.rows.values(), self.unscored, self.planned)
 
     # ------------------------------------------------------------------ finishing
 
@@ -281,7 +258,7 @@ class ResultCollector:
             self._write_files(wall)  # a failing metrics hook never costs the results file
         if run_ended:
             self._apply_exit_status(session)
-        if self.write_errors:  # whatever else happened, results that are not on disk come first
+        if self.write_errors or self.usage_errors:  # results not on disk, or a run that could not be, come first
             session.exitstatus = pytest.ExitCode.USAGE_ERROR
 
     def _check_gates(self) -> None:

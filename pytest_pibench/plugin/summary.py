@@ -288,8 +288,10 @@ def write_summary(terminal: Any, collector: ResultCollector) -> None:
         terminal.write_line(f"ERROR (exit code 4): {problem}", red=True)
     if collector.settings.html:
         terminal.write_line(f"HTML report: {collector.settings.html}")
+    for problem in collector.usage_errors[:1]:  # the same problem in every item that tried: once
+        terminal.write_line(f"ERROR (exit code 4): {problem}", red=True)
     validity = document.get("validity")
-    if validity and error_budget_exceeded(validity):
+    if validity and error_budget_exceeded(validity) and not collector.usage_errors:
         terminal.write_line(f"Error budget: EXCEEDED (exit code {ERROR_BUDGET_EXIT_CODE}); see the error rows above")
     verdict = collector.verdict
     if verdict is not None:

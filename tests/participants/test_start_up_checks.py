@@ -178,3 +178,24 @@ def test_an_agent_failure_is_what_the_failed_scenarios_line_shows(toy_project):
     assert all(
         "AGENT ERROR (agent_error): agent.generate raised RuntimeError: model quota exceeded" in line for line in failed
     ), failed
+
+
+@pytest.mark.parametrize("returned", ["Agent", "Agent()", "make"])
+def test_a_broken_agent_from_a_pibench_agent_fixture_stops_the_run_with_exit_4(toy_project, returned):
+    """A fixture's agent is checked before its first episode, like a --pibench-agent spec: not scored, exit 4."""
+    toy_project.makepyfile(badsig=WRONG_SIGNATURES + "\ndef make():\n    return Agent()\n")
+    toy_project.makeconftest(f"""
+        import pytest
+        from badsig import Agent, make
+
+        @pytest.fixture
+        def pibench_agent():
+            return {returned}
+    """)
+    toy_project.makeini("[pytest]\npibench_scenarios = scenarios\n")
+    result = toy_project.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2", "-p", "no:randomly")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()[-3000:]
+    text = result.stdout.str()
+    assert "the pibench_agent fixture's agent spec" in text and "does not implement the agent protocol" in text
+    assert "Agent.generate(message) cannot be called as generate(message, state)" in text
+    assert "ERROR (exit code 4): the pibench_agent fixture" in text and "Error budget" not in text
