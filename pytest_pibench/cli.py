@@ -296,6 +296,9 @@ def _main(argv: Sequence[str] | None = None) -> int:
         type=_number(0, 1),
         help="error-row budget per agent (default: the run's own --pibench-max-error-rate)",
     )
+    from pytest_pibench.report._gate_parser import add_gate_parser
+
+    add_gate_parser(commands)
     compare = commands.add_parser("compare", help="paired comparison of two agents: better, worse, not distinguishable")
     compare.add_argument("file", nargs="+", help="two results files, or one holding two agents")
     compare.add_argument("--a", help="agent A (the reference)")
@@ -352,6 +355,14 @@ def _dispatch(args: argparse.Namespace, extra: list[str]) -> int:
         return _cmd_validate(args)
     if args.command == "report":
         return _cmd_report(args)
+    if args.command == "gate":
+        from pytest_pibench.report import ReportError
+        from pytest_pibench.report._gate import run_gate
+
+        try:
+            return run_gate(args, [_existing(f) for f in args.file])
+        except ReportError as exc:
+            raise _UsageError(f"gate: {exc}") from None
     if args.command == "plan":
         from pytest_pibench.report import ReportError
         from pytest_pibench.report._plan import plan_command

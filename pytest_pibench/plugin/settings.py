@@ -31,6 +31,8 @@ __all__ = [
     "OptionSpec",
     "Settings",
     "add_options",
+    "parse_gates",
+    "parse_min_pass",
     "read_settings",
 ]
 
@@ -202,7 +204,8 @@ def _confidence(config: pytest.Config) -> float:
         raise pytest.UsageError(f"--pibench-confidence: a number between 0.5 and 1, got {raw!r}") from None
 
 
-def _min_pass(raw: Any) -> tuple[int, int] | None:
+def parse_min_pass(raw: Any) -> tuple[int, int] | None:
+    """``--pibench-min-pass K/N`` (None when not given); a usage error otherwise."""
     if raw in (None, ""):
         return None
     match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", str(raw))
@@ -236,7 +239,8 @@ def _observer_mode(config: pytest.Config) -> str:
     return mode
 
 
-def _gates(values: list[str]) -> tuple[Gate, ...]:
+def parse_gates(values: list[str]) -> tuple[Gate, ...]:
+    """``--pibench-fail-under METRIC=VALUE`` (repeated); a usage error for a malformed one."""
     gates = []
     for text in values:
         match = _GATE.match(text)
@@ -300,7 +304,7 @@ def read_settings(config: pytest.Config) -> Settings:
     results = _raw(config, "results")
     agents = tuple(dict.fromkeys(a.strip() for a in (_raw(config, "agent") or []) if a.strip()))
     budgets = _cost_limits(list(_raw(config, "cost-limit") or []))
-    min_pass = _min_pass(_raw(config, "min-pass"))
+    min_pass = parse_min_pass(_raw(config, "min-pass"))
     trial_mode = _choice(config, "trial-mode", ("fixed", "sequential"))
     limits = EpisodeLimits(
         max_steps=_number(config, "max-steps"),
@@ -335,7 +339,7 @@ def read_settings(config: pytest.Config) -> Settings:
         results=_DEFAULTS["results"] if results is None else (results or None),
         leaderboard=_raw(config, "leaderboard"),
         html=_raw(config, "html"),
-        fail_under=_gates(list(_raw(config, "fail-under") or [])),
+        fail_under=parse_gates(list(_raw(config, "fail-under") or [])),
         baseline=_raw(config, "baseline"),
         tolerance=_number(config, "tolerance"),
         gate_mode=_choice(config, "gate-mode", ("exact", "statistical")),

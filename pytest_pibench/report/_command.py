@@ -25,7 +25,7 @@ from pytest_pibench.results.merge import MergeError, merge_documents
 from pytest_pibench.results.reading import RowsError, read_rows_file
 from pytest_pibench.results.types import ResultsDocument
 
-__all__ = ["ReportError", "html_report", "markdown_report", "read_run", "report_command"]
+__all__ = ["ReportError", "html_report", "markdown_report", "one_run", "read_run", "report_command"]
 
 
 class ReportError(Exception):
@@ -57,7 +57,7 @@ def report_command(
         ReportError: for a file that does not exist or files that cannot be merged.
     """
 
-    document = _one_run(files)
+    document = one_run(files)
     if results:
         atomic_write_json(results, document)
         print(f"wrote {results}")
@@ -87,12 +87,12 @@ def markdown_report(files: Sequence[str], path: str) -> None:
     Raises:
         ReportError: for a file that does not exist or files that cannot be merged.
     """
-    write_markdown(_one_run(files), path)
+    write_markdown(one_run(files), path)
     if path != "-":
         print(f"wrote {path}")
 
 
-def _one_run(files: Sequence[str]) -> ResultsDocument:
+def one_run(files: Sequence[str]) -> ResultsDocument:
     """The run in ``files``: one results file, or the shards of one run merged."""
     for name in files:
         if not Path(name).exists():

@@ -42,7 +42,7 @@ _FENCE = re.compile(r"^```(?P<lang>[\w+-]*)[^\n]*\n(?P<body>.*?)^```", re.S | re
 _SHELL = {"bash", "sh", "shell", "console"}
 _PYTHON = {"python", "py"}
 _RUNNABLE_AGENTS = re.compile(r"^(oracle|baseline:[\w-]+|mymod:\w+)$")
-_PI_RUNNABLE = {"list", "run", "run-domain", "validate", "report", "schema", "generate", "calibration"}
+_PI_RUNNABLE = {"list", "run", "run-domain", "validate", "report", "gate", "schema", "generate", "calibration"}
 _LLM_MARKERS = ("litellm:", "a2a:", "--agent-llm", "--user-llm", "OPENAI", "ANTHROPIC", "API_KEY")
 
 AGENT_MODULE = '''
