@@ -153,6 +153,7 @@ def build_view(runs: Sequence[tuple[str, ResultsDocument]]) -> dict[str, Any]:
                 "complete": document.get("complete") is not False,
                 "ended_by": document.get("ended_by"),
                 "validity": document.get("validity"),
+                "gate": document.get("gate"),
                 "wall_time": document.get("wall_time"),
                 "settings": document.get("settings") or {},
                 "versions": {"pytest-pibench": document.get("pytest_pibench_version")

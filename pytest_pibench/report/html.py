@@ -185,6 +185,27 @@ def _failure_shape(view: Mapping[str, Any]) -> str:
     return f'<div class="charts">{"".join(charts)}</div>{heading}{_confusion(view)}'
 
 
+_GATE_STATES = {
+    "passed": "PASSED",
+    "failed": "FAILED",
+    "inconclusive": "INCONCLUSIVE: not a regression, not yet a pass",
+}
+
+
+def _gate(run: Mapping[str, Any]) -> str:
+    """The run's CI gate, when it had one: the verdict, each line the run printed, the regressed scenarios."""
+    gate = run.get("gate")
+    if not isinstance(gate, Mapping):
+        return ""
+    state = _GATE_STATES.get(str(gate.get("verdict")), str(gate.get("verdict")))
+    lines = "".join(f"<li><code>{escape(str(line))}</code></li>" for line in gate.get("lines") or [])
+    regressed = [f"{e.get('scenario_id')} ({e.get('passed_before')} -> {e.get('passed_now')} of {e.get('trials')})"
+                 for e in gate.get("regressed_scenarios") or []]  # fmt: skip
+    listed = f"<p>Regressed scenarios ({len(regressed)}): {escape(', '.join(regressed))}</p>" if regressed else ""
+    return f"<p><strong>Gate: {escape(state)}</strong> (exit code {escape(str(gate.get('exit_code')))})</p>" \
+           f"<ul>{lines}</ul>{listed}"  # fmt: skip
+
+
 def _configuration(view: Mapping[str, Any]) -> str:
     out = []
     for run in view["runs"]:
@@ -206,7 +227,7 @@ def _configuration(view: Mapping[str, Any]) -> str:
             f"{escape(str(run.get('created') or 'unknown'))}, wall time "
             f"{'unknown' if wall is None else f'{float(wall):.1f} s'}; {escape(versions or 'versions unknown')}; "
             f"run fingerprint <code>{escape(str(fingerprint['run'] or 'n/a'))}</code> over "
-            f"{fingerprint['scenario_files']} scenario files</p>{problem_html}"
+            f"{fingerprint['scenario_files']} scenario files</p>{problem_html}{_gate(run)}"
             f"<table><tbody>{settings}</tbody></table>"
         )
     return "".join(out)
@@ -246,6 +267,11 @@ def render_html(runs: Sequence[tuple[str, ResultsDocument]]) -> str:
         if incomplete
         else ""
     )
+    for run in view["runs"]:
+        verdict = (run.get("gate") or {}).get("verdict")
+        if verdict in ("failed", "inconclusive"):
+            warning += (f'<p class="problems">Gate {escape(_GATE_STATES[verdict].split(":")[0])} for '
+                        f'{escape(run["name"])}: see Run configuration.</p>')  # fmt: skip
     if not view["same_scenarios"]:
         warning += (
             '<p class="problems">The runs compared did not run the same scenario files (their fingerprints differ): '

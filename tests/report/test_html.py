@@ -181,3 +181,20 @@ def test_a_sequential_run_shows_its_verdicts_on_the_cards(finra_files):
     assert "<dt>met 1/2 / not / unsettled (sequential)</dt><dd>3 / 0 / 0</dd>" in html  # the oracle passed each
     assert "<dt>met 1/2 / not / unsettled (sequential)</dt><dd>0 / 0 / 3</dd>" in html  # one failure settles nothing
     assert "(sequential)" not in render_html([("run", _document(["oracle"], finra_files[:3]))])
+
+
+def test_a_runs_gate_is_shown_with_its_lines_and_regressions(finra_files):
+    passed = _document(["oracle"], finra_files[:2])
+    failed = _document(["baseline:deny"], finra_files[:2])
+    failed["gate"] = {"verdict": "failed", "exit_code": 8, "lines": ["FAIL baseline:deny: compliance <b>0.0</b>"],
+                      "regressed_scenarios": [{"scenario_id": "FIN_X", "passed_before": 1, "passed_now": 0,
+                                               "trials": 1}]}  # fmt: skip
+    passed["gate"] = {"verdict": "passed", "exit_code": 0, "lines": ["ok   oracle: overall = 1.0000 >= 0.5"],
+                      "regressed_scenarios": []}  # fmt: skip
+    html = render_html([("main.json", passed), ("pr.json", failed)])
+    assert '<p class="problems">Gate FAILED for pr.json: see Run configuration.</p>' in html
+    assert "Gate FAILED for main.json" not in html and "Gate PASSED for" not in html  # only what needs attention
+    assert "<strong>Gate: FAILED</strong> (exit code 8)" in html and "<strong>Gate: PASSED</strong>" in html
+    assert "compliance &lt;b&gt;0.0&lt;/b&gt;" in html  # escaped
+    assert "Regressed scenarios (1): FIN_X (1 -&gt; 0 of 1)" in html
+    assert "Gate:" not in render_html([("plain.json", _document(["oracle"], finra_files[:1]))])
