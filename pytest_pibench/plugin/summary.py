@@ -303,3 +303,5 @@ def write_summary(terminal: Any, collector: ResultCollector) -> None:
             terminal.write_line(f"  {line}")
         if verdict.passed and collector.gate_overrode is not None:
             terminal.write_line("  (failing scenarios do not fail the run when a gate is set; the gate decides)")
+        if document.get("shard"):
+            terminal.write_line("  (this gate saw this shard only: gate the merged run with 'pi gate SHARD.json ...')")

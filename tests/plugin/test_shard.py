@@ -67,3 +67,13 @@ def test_a_bad_shard_is_a_usage_error(toy_project, value):
     result = toy_project.runpytest("scenarios", "--pibench-agent=oracle", f"--pibench-shard={value}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--pibench-shard: expected I/N with 1 <= I <= N*"])
+
+
+def test_a_gate_on_a_shard_says_it_saw_the_shard_only(toy_project):
+    result = toy_project.runpytest("scenarios", "--pibench-agent=oracle", "--pibench-shard=1/2",
+                                   "--pibench-fail-under=overall=0.5", "-p", "no:cacheprovider")  # fmt: skip
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["Gate: PASSED", "*this gate saw this shard only: gate the merged run with 'pi gate*"])
+    whole = toy_project.runpytest("scenarios", "--pibench-agent=oracle", "--pibench-fail-under=overall=0.5",
+                                  "-p", "no:cacheprovider")  # fmt: skip
+    assert "shard only" not in whole.stdout.str()
