@@ -18,43 +18,13 @@ from pathlib import Path
 import pytest
 import yaml
 from ci_runner import BIN, GitHubWorkflow, GitLabPipeline, base_env
+from coin_agent import COIN_CONFTEST
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "ci"
 GITHUB = EXAMPLES / "github-actions"
 GITLAB = EXAMPLES / "gitlab" / ".gitlab-ci.yml"
 SLICE = "-k RET_00 -p no:cacheprovider"  # 9 retail scenarios: enough for every gate outcome, quick
 
-STEADY_CONFTEST = '''
-import os
-import random
-
-from pytest_pibench.participants.builtins import BaselineAgent, OracleAgent
-from pytest_pibench.participants.schemes import Scheme
-
-
-class Steady:
-    """Plays the reference trajectory with probability STEADY_P (decided by the trial's seed), else refuses."""
-
-    def __init__(self, scenario):
-        self.scenario, self.inner = scenario, None
-
-    def set_seed(self, seed):
-        good = random.Random(seed).random() < float(os.environ["STEADY_P"])
-        self.inner = OracleAgent(self.scenario) if good else BaselineAgent("DENY")
-
-    def init_state(self, *args):
-        return self.inner.init_state(*args)
-
-    def generate(self, message, state):
-        return self.inner.generate(message, state)
-
-    def is_stop(self, message):
-        return self.inner.is_stop(message)
-
-
-def pytest_pibench_participant_schemes():
-    return [Scheme("steady", "steady", agent=lambda argument, params: Steady)]
-'''
 
 
 def _check_schema(schema: str, path: Path, *transform: str) -> subprocess.CompletedProcess[str]:
@@ -95,15 +65,15 @@ def test_every_workflow_uses_the_same_settings_and_names_its_steps() -> None:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    """A user's repository: its agent is the ``steady`` scheme of its conftest."""
+    """A user's repository: its agent is the ``coin`` scheme of its conftest (pass rate: ``COIN_P``)."""
     folder = tmp_path / "repo"
     folder.mkdir()
-    (folder / "conftest.py").write_text(STEADY_CONFTEST)
+    (folder / "conftest.py").write_text(COIN_CONFTEST)
     return folder
 
 
 def _github(name: str, repo: Path, tmp_path: Path, p: float) -> GitHubWorkflow:
-    env = {"PIBENCH_AGENT": "steady", "PIBENCH_TRIALS": "2", "PIBENCH_ARGS": SLICE, "STEADY_P": str(p)}
+    env = {"PIBENCH_AGENT": "coin", "PIBENCH_TRIALS": "2", "PIBENCH_ARGS": SLICE, "COIN_P": str(p)}
     return GitHubWorkflow(GITHUB / name, repo, tmp_path / "artifacts", env)
 
 
@@ -145,7 +115,7 @@ def test_github_pull_requests_are_gated_against_main(repo: Path, tmp_path: Path)
     assert "Regressed scenarios" not in outcomes[1.0].summary
     failed = outcomes[0.0].summary
     assert "### Gate: FAILED" in failed and "regressed at confidence 0.95" in failed
-    assert "#### Regressed scenarios (9)" in failed and "| `steady` | `RET_001_LAMP_RETURN` | 2/2 | 0/2 |" in failed
+    assert "#### Regressed scenarios (9)" in failed and "| `coin` | `RET_001_LAMP_RETURN` | 2/2 | 0/2 |" in failed
     unsure = outcomes[0.85].summary
     assert "### Gate: INCONCLUSIVE" in unsure and "inconclusive; the observed drop" in unsure  # more data to settle
 
@@ -165,16 +135,16 @@ def test_github_shards_merge_into_the_unsharded_run(repo: Path, tmp_path: Path) 
     assert sorted(p.name for p in run.iterdir()) == ["leaderboard.json", "pibench-report.html", "pibench-results.json"]
     merged = json.loads((run / "pibench-results.json").read_text())
 
-    whole = subprocess.run([f"{BIN}/pytest", "--pibench-agent=steady", "--pibench-trials=2", *SLICE.split(),
+    whole = subprocess.run([f"{BIN}/pytest", "--pibench-agent=coin", "--pibench-trials=2", *SLICE.split(),
                             "--pibench-results=whole.json"], cwd=repo, capture_output=True, text=True,
-                           env=base_env({"STEADY_P": "0.5"}), timeout=300)  # fmt: skip
+                           env=base_env({"COIN_P": "0.5"}), timeout=300)  # fmt: skip
     assert whole.returncode == 1, whole.stdout[-2000:]  # some scenarios fail at p = 0.5
     unsharded = json.loads((repo / "whole.json").read_text())
     key = ("scenario_id", "trial", "all_passed", "canonical_decision")
     assert sorted(tuple(r[k] for k in key) for r in merged["rows"]) == sorted(
         tuple(r[k] for k in key) for r in unsharded["rows"])  # fmt: skip
-    assert merged["agents"]["steady"]["metrics"]["overall_score"] == pytest.approx(
-        unsharded["agents"]["steady"]["metrics"]["overall_score"])  # fmt: skip
+    assert merged["agents"]["coin"]["metrics"]["overall_score"] == pytest.approx(
+        unsharded["agents"]["coin"]["metrics"]["overall_score"])  # fmt: skip
     assert "## pi-bench: 9 scenarios x 2 trials, 18 episodes" in merge.summary and "SHARD" not in merge.summary
 
 
@@ -192,7 +162,7 @@ def test_a_missing_shard_makes_the_merge_partial_and_says_so(repo: Path, tmp_pat
 @pytest.mark.slow
 def test_gitlab_merge_requests_are_gated_and_shards_merged(repo: Path, tmp_path: Path) -> None:
     def pipeline(p: float) -> GitLabPipeline:
-        env = {"PIBENCH_AGENT": "steady", "PIBENCH_TRIALS": "2", "PIBENCH_ARGS": SLICE, "STEADY_P": str(p)}
+        env = {"PIBENCH_AGENT": "coin", "PIBENCH_TRIALS": "2", "PIBENCH_ARGS": SLICE, "COIN_P": str(p)}
         return GitLabPipeline(GITLAB, repo, tmp_path / "artifacts", env)
 
     main = pipeline(1.0).run_job("pibench:main", workdir=tmp_path / "main")

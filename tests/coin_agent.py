@@ -1,7 +1,9 @@
 """A seeded noisy agent for plugin tests, as the text of a ``conftest.py`` that registers the ``coin:P`` scheme.
 
 Each trial's seed decides whether the agent plays the scenario's reference
-trajectory (it passes) or refuses everything (it fails), with probability P:
+trajectory (it passes) or refuses everything (it fails), with probability P
+(``coin`` alone: P from the environment variable ``COIN_P``, default 0.5, so two
+runs of the same agent name can differ):
 trials of one scenario differ, and the same seeds give the same outcomes in
 every run. Each agent built appends its scenario id to ``coin-builds.log`` in
 the working folder, so a test can count the episodes that were started.
@@ -12,6 +14,7 @@ from __future__ import annotations
 __all__ = ["COIN_CONFTEST"]
 
 COIN_CONFTEST = '''
+import os
 import random
 
 from pytest_pibench.participants.builtins import BaselineAgent, OracleAgent
@@ -41,7 +44,7 @@ class CoinAgent:
 
 
 def _coin(argument, params):
-    p = float(argument or 0.5)
+    p = float(argument or os.environ.get("COIN_P", "0.5"))
     return lambda scenario: CoinAgent(scenario, p)
 
 
