@@ -113,27 +113,18 @@ def pytest_configure(config: pytest.Config) -> None:
         _resolve_participants(config, settings)
     if settings.run.agents:
         _default_to_scenario_dirs(config, settings)
-    from pytest_pibench.plugin.gates import baseline_problem, parse_baseline_spec, unknown_metric
+    from pytest_pibench.plugin.gates import read_gate_inputs
     from pytest_pibench.plugin.results_collector import ResultCollector  # light: no engine import at module level
-    from pytest_pibench.results.reading import read_baseline
 
-    for gate in settings.fail_under:
-        problem = unknown_metric(gate.metric)
-        if problem:
-            raise pytest.UsageError(f"--pibench-fail-under: {problem}")
     if settings.run.trial_mode == "sequential":
         from pytest_pibench.plugin.sequential import configure_sequential
 
         configure_sequential(config, settings)
     collector = ResultCollector(config, settings)
-    if settings.baseline and not is_xdist_worker(config):
-        try:
-            collector.baseline = read_baseline(parse_baseline_spec(settings.baseline)[0])  # rows validated
-            problem = baseline_problem(settings.baseline, collector.baseline, settings.run.agents)
-        except ValueError as exc:
-            problem = str(exc)
-        if problem:
-            raise pytest.UsageError(f"--pibench-baseline: {problem}")
+    try:  # the baseline is read where the gate is applied: the controller
+        collector.baseline = read_gate_inputs(settings, settings.run.agents, baseline=not is_xdist_worker(config))
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
     config.pluginmanager.register(collector, "pibench-results")
 
 

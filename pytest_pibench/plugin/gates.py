@@ -6,24 +6,21 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_pibench.plugin.settings import (
-    ERROR_BUDGET_EXIT_CODE,
-    GATE_EXIT_CODE,
-    INCONCLUSIVE_EXIT_CODE,
-    Gate,
-    Settings,
-)
+from pytest_pibench.plugin.settings import Gate, Settings
 from pytest_pibench.results.metric_types import gateable_metric, metric_value, unknown_metric
 from pytest_pibench.results.metrics import compute_metrics
+from pytest_pibench.results.reading import read_baseline
 from pytest_pibench.results.types import ResultRow, ResultsDocument
 
 __all__ = [
+    "ERROR_STATUSES",
     "GateVerdict",
     "baseline_agents",
     "baseline_problem",
+    "rows_of_baseline",
     "check_gates",
-    "exit_status",
-    "gate_record",
+    "keyed_rows",
+    "read_gate_inputs",
     "metric_value",
     "parse_baseline_spec",
     "unknown_metric",
@@ -56,7 +53,8 @@ def _gated_names(settings: Settings) -> list[str]:
     return [g.metric for g in settings.fail_under] or ["compliance", "overall"]
 
 
-_ERROR_STATUSES = ("error", "validation_error")
+ERROR_STATUSES = ("error", "validation_error")
+"""Row statuses of error rows: left out of every comparison."""
 
 
 def parse_baseline_spec(text: str) -> tuple[str, str | None]:
@@ -78,7 +76,7 @@ def parse_baseline_spec(text: str) -> tuple[str, str | None]:
 def baseline_agents(baseline: ResultsDocument) -> list[str]:
     """The agents of a baseline results file: its ``agents`` block, then any agent only its rows name."""
     names = [str(a) for a in baseline.get("agents") or {}]
-    for row in _base_rows(baseline):
+    for row in rows_of_baseline(baseline):
         if str(row.get("agent")) not in names:
             names.append(str(row.get("agent")))
     return names
@@ -92,7 +90,7 @@ def baseline_problem(spec: str, baseline: ResultsDocument, agents: Sequence[str]
     baseline (its rates over rows are skewed).
     """
     path, named = parse_baseline_spec(spec)
-    if any(r.get("trial_mode") == "sequential" for r in _base_rows(baseline)):
+    if any(r.get("trial_mode") == "sequential" for r in rows_of_baseline(baseline)):
         return (
             f"{path} is a run of sequential trials: its rates over rows are skewed by when each scenario settled, "
             "so it cannot be a baseline; use a run of fixed trials"
@@ -110,7 +108,32 @@ def baseline_problem(spec: str, baseline: ResultsDocument, agents: Sequence[str]
     return None
 
 
-def _base_rows(baseline: ResultsDocument) -> list[ResultRow]:
+def read_gate_inputs(
+    settings: Settings, agents: Sequence[str], *, prefix: str = "--pibench-", baseline: bool = True
+) -> ResultsDocument | None:
+    """Check what the gate options name: every ``fail-under`` metric is known, and the baseline file reads and
+    can stand in for ``agents``; the baseline (None without one, or with ``baseline=False``).
+
+    Raises:
+        ValueError: naming the option (``prefix`` + its name) and the problem.
+    """
+    for gate in settings.fail_under:
+        problem = unknown_metric(gate.metric)
+        if problem:
+            raise ValueError(f"{prefix}fail-under: {problem}")
+    if not (baseline and settings.baseline):
+        return None
+    try:
+        document = read_baseline(parse_baseline_spec(settings.baseline)[0])  # rows validated
+        problem = baseline_problem(settings.baseline, document, agents)
+    except (ValueError, OSError) as exc:
+        problem = str(exc)
+    if problem:
+        raise ValueError(f"{prefix}baseline: {problem}")
+    return document
+
+
+def rows_of_baseline(baseline: ResultsDocument) -> list[ResultRow]:
     rows = [r for r in baseline.get("rows") or [] if isinstance(r, Mapping)]
     sole = list(baseline.get("agents") or {})
     default = str(sole[0]) if len(sole) == 1 else None  # an agent-less row of a one-agent file is that agent's
@@ -123,7 +146,8 @@ def _with_agent(row: ResultRow, agent: str) -> ResultRow:
     return named
 
 
-def _keyed(rows: Sequence[ResultRow], agent: str) -> dict[tuple[str, int], ResultRow]:
+def keyed_rows(rows: Sequence[ResultRow], agent: str) -> dict[tuple[str, int], ResultRow]:
+    """``agent``'s rows by (scenario id, trial): how a run and its baseline are paired."""
     return {(str(r.get("scenario_id")), int(r.get("trial") or 0)): r for r in rows if str(r.get("agent")) == agent}
 
 
@@ -154,7 +178,7 @@ def check_gates(
     if baseline is None:
         return verdict
     _, named = parse_baseline_spec(settings.baseline or "")
-    base_rows = _base_rows(baseline)
+    base_rows = rows_of_baseline(baseline)
     known = baseline_agents(baseline)
     agents = list(dict.fromkeys([*metrics_by_agent, *(str(r.get("agent")) for r in rows)]))
     if named is not None and len(agents) > 1:
@@ -169,7 +193,7 @@ def check_gates(
                 "to compare with another agent, name it: --pibench-baseline=PATH::AGENT"
             )
             continue
-        _compare(verdict, settings, agent, base_agent, _keyed(rows, agent), _keyed(base_rows, base_agent))
+        _compare(verdict, settings, agent, base_agent, keyed_rows(rows, agent), keyed_rows(base_rows, base_agent))
     return verdict
 
 
@@ -183,10 +207,10 @@ def _compare(
 ) -> None:
     who = agent if agent == base_agent else f"{agent} (baseline agent {base_agent})"
     matched = [key for key in now if key in before]
-    errors_now = sum(1 for k in matched if now[k].get("status") in _ERROR_STATUSES)
-    errors_before = sum(1 for k in matched if before[k].get("status") in _ERROR_STATUSES)
-    keys = [k for k in matched if now[k].get("status") not in _ERROR_STATUSES
-            and before[k].get("status") not in _ERROR_STATUSES]
+    errors_now = sum(1 for k in matched if now[k].get("status") in ERROR_STATUSES)
+    errors_before = sum(1 for k in matched if before[k].get("status") in ERROR_STATUSES)
+    keys = [k for k in matched if now[k].get("status") not in ERROR_STATUSES
+            and before[k].get("status") not in ERROR_STATUSES]
     verdict.info(
         f"{who}: {_rows_word(len(keys))} compared by (agent, scenario, trial) with the baseline; "
         f"left out: {len(now) - len(matched)} of this run's {len(now)} (not in the baseline), "
@@ -308,72 +332,3 @@ def _min_pass(verdict: GateVerdict, rule: tuple[int, int], rows: Sequence[Result
     if not failed:
         runs = sum(len(scenarios) for scenarios in summary["scenarios"].values())
         verdict.ok(f"every scenario passed at least {needed} of {trials} trials ({runs} scenario runs)")
-
-
-def gate_record(
-    settings: Settings, verdict: GateVerdict, rows: Sequence[ResultRow], baseline: ResultsDocument | None
-) -> dict[str, Any]:
-    """The gate's verdict as the results file keeps it (``"gate"``): what ``pi report --markdown`` shows.
-
-    ``verdict`` is ``passed``, ``failed`` or ``inconclusive`` with the exit code it gives (the error
-    budget, checked apart, can still make the run exit 9); ``regressed_scenarios`` lists each
-    (agent, scenario) that passed fewer of its trials than in the baseline, on the trials both ran.
-    """
-    state = "failed" if not verdict.passed else "inconclusive" if verdict.inconclusive else "passed"
-    code = {"failed": GATE_EXIT_CODE, "inconclusive": INCONCLUSIVE_EXIT_CODE, "passed": 0}[state]
-    return {
-        "verdict": state,
-        "exit_code": code,
-        "mode": settings.gate_mode if baseline is not None else None,
-        "baseline": settings.baseline,
-        "fail_under": [f"{g.metric}={g.value:g}" for g in settings.fail_under],
-        "min_pass": None if settings.run.min_pass is None else "{}/{}".format(*settings.run.min_pass),
-        "lines": list(verdict.lines),
-        "regressed_scenarios": [] if baseline is None else regressed_scenarios(settings, rows, baseline),
-    }
-
-
-def regressed_scenarios(
-    settings: Settings, rows: Sequence[ResultRow], baseline: ResultsDocument
-) -> list[dict[str, Any]]:
-    """Each (agent, scenario) that passed fewer trials now than in the baseline, over the trials both ran
-    without an error row; the largest drops first."""
-    _, named = parse_baseline_spec(settings.baseline or "")
-    base_rows = _base_rows(baseline)
-    found: list[dict[str, Any]] = []
-    for agent in dict.fromkeys(str(r.get("agent")) for r in rows):
-        now, before = _keyed(rows, agent), _keyed(base_rows, named or agent)
-        by_scenario: dict[str, list[int]] = {}
-        for key in now.keys() & before.keys():
-            if now[key].get("status") in _ERROR_STATUSES or before[key].get("status") in _ERROR_STATUSES:
-                continue
-            counts = by_scenario.setdefault(key[0], [0, 0, 0])
-            counts[0] += bool(before[key].get("all_passed"))
-            counts[1] += bool(now[key].get("all_passed"))
-            counts[2] += 1
-        found += [
-            {"agent": agent, "scenario_id": sid, "passed_before": b, "passed_now": n, "trials": t}
-            for sid, (b, n, t) in by_scenario.items()
-            if n < b
-        ]
-    return sorted(found, key=lambda e: (e["passed_now"] - e["passed_before"], e["agent"], e["scenario_id"]))
-
-
-def exit_status(exitstatus: int, verdict: GateVerdict | None, *, over_budget: bool, other_failures: int) -> int:
-    """The run's exit status once the error budget and the gate have spoken (``exitstatus`` when they change nothing).
-
-    The error budget comes first (9: the numbers are not valid, whatever the gate says), then a failed
-    gate (8), an inconclusive one (10); with a gate that passed, failing scenarios alone do not fail
-    the run (a benchmark rarely passes every scenario), but failures of other tests still do.
-    """
-    if over_budget:
-        return ERROR_BUDGET_EXIT_CODE
-    if verdict is None:
-        return exitstatus
-    if not verdict.passed:
-        return GATE_EXIT_CODE
-    if verdict.inconclusive:
-        return INCONCLUSIVE_EXIT_CODE
-    if exitstatus == 1 and not other_failures:  # pytest.ExitCode.TESTS_FAILED
-        return 0
-    return exitstatus

@@ -263,7 +263,8 @@ class ResultCollector:
 
     def _check_gates(self) -> None:
         """The gate's verdict, kept in the results file too (``gate``)."""
-        from pytest_pibench.plugin.gates import check_gates, gate_record
+        from pytest_pibench.plugin.gate_verdicts import gate_record
+        from pytest_pibench.plugin.gates import check_gates
 
         assert self.document is not None
         metrics = {a: v["metrics"] for a, v in self.document["agents"].items()}
@@ -271,7 +272,7 @@ class ResultCollector:
         self.document["gate"] = gate_record(self.settings, self.verdict, self.document["rows"], self.baseline)
 
     def _apply_exit_status(self, session: pytest.Session) -> None:
-        from pytest_pibench.plugin.gates import exit_status
+        from pytest_pibench.plugin.gate_verdicts import exit_status
 
         assert self.document is not None
         before = int(session.exitstatus)

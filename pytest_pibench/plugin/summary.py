@@ -14,7 +14,7 @@ from pytest_pibench.vocab import GROUPS
 if TYPE_CHECKING:
     from pytest_pibench.plugin.results_collector import ResultCollector
 
-__all__ = ["failure_line", "summary_lines", "warning_lines", "write_summary"]
+__all__ = ["failure_line", "row_counts", "summary_lines", "warning_lines", "write_summary"]
 
 _FLAGS = (
     ("Violation rate", "violation_rate"),
@@ -40,7 +40,7 @@ def _interval(value: Any) -> str:
     return f"{value[0]:.2f}-{value[1]:.2f}" if value else "-"
 
 
-def _counts(rows: list[ResultRow]) -> dict[str, int]:
+def row_counts(rows: list[ResultRow]) -> dict[str, int]:
     """Plain counts of one agent's rows: scenarios, Tier-1 checks, agent failures, error rows."""
     scored = [r for r in rows if r.get("status") == "completed"]
     checks = [c for r in scored for c in r.get("outcome_checks") or [] if c.get("tier", 1) == 1]
@@ -56,7 +56,7 @@ def _counts(rows: list[ResultRow]) -> dict[str, int]:
 
 def _count_rows(document: ResultsDocument) -> list[tuple[str, list[str]]]:
     by_agent = {agent: [r for r in document["rows"] if r.get("agent") == agent] for agent in document["agents"]}
-    counts = [_counts(rows) for rows in by_agent.values()]
+    counts = [row_counts(rows) for rows in by_agent.values()]
     return [
         ("Scenarios passed / failed", [f"{c['passed']} / {c['failed']}" for c in counts]),
         ("Checks passed / failed", [f"{c['checks_passed']} / {c['checks_failed']}" for c in counts]),

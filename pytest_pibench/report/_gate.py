@@ -16,18 +16,11 @@ from collections.abc import Sequence
 
 import pytest
 
-from pytest_pibench.plugin.gates import (
-    baseline_problem,
-    check_gates,
-    exit_status,
-    gate_record,
-    parse_baseline_spec,
-    unknown_metric,
-)
+from pytest_pibench.plugin.gate_verdicts import VERDICT_WORDS, exit_status, gate_record
+from pytest_pibench.plugin.gates import check_gates, read_gate_inputs
 from pytest_pibench.plugin.settings import Settings, parse_gates, parse_min_pass
 from pytest_pibench.report._command import ReportError, one_run
 from pytest_pibench.results.document import atomic_write_json, validity
-from pytest_pibench.results.reading import RowsError, read_baseline
 from pytest_pibench.run.config import RunConfig
 
 __all__ = ["gate_command", "run_gate"]
@@ -72,18 +65,10 @@ def gate_command(
         raise ReportError(str(exc).replace("--pibench-", "--")) from None
     if not settings.has_gate:
         raise ReportError("no gate: give --baseline PATH[::AGENT], --fail-under METRIC=VALUE or --min-pass K/N")
-    for gate in settings.fail_under:
-        if unknown_metric(gate.metric):
-            raise ReportError(f"--fail-under: {unknown_metric(gate.metric)}")
-    reference = None
-    if baseline:
-        try:
-            reference = read_baseline(parse_baseline_spec(baseline)[0])
-        except (RowsError, ValueError, OSError) as exc:
-            raise ReportError(f"--baseline: {exc}") from None
-        problem = baseline_problem(baseline, reference, agents)
-        if problem:
-            raise ReportError(f"--baseline: {problem}")
+    try:
+        reference = read_gate_inputs(settings, agents, prefix="--")
+    except ValueError as exc:
+        raise ReportError(str(exc)) from None
     metrics = {agent: data["metrics"] for agent, data in (document.get("agents") or {}).items()}
     verdict = check_gates(settings, metrics, document["rows"], reference)
     document["gate"] = gate_record(settings, verdict, document["rows"], reference)
@@ -96,8 +81,7 @@ def gate_command(
     code = exit_status(0, verdict, over_budget=bool(problems), other_failures=0)
     for problem in problems:
         print(f"NOT VALID FOR THE LEADERBOARD: {problem}")
-    state = {"passed": "PASSED", "failed": "FAILED", "inconclusive": "INCONCLUSIVE: not a regression, not yet a pass"}
-    print(f"Gate: {state[document['gate']['verdict']]} (exit code {code})")
+    print(f"Gate: {VERDICT_WORDS[document['gate']['verdict']]} (exit code {code})")
     for line in verdict.lines:
         print(f"  {line}")
     if results:

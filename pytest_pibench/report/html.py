@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_pibench.bounds import strict_dumps
+from pytest_pibench.plugin.gate_verdicts import VERDICT_WORDS
 from pytest_pibench.report._svg import PALETTE, bars
 from pytest_pibench.report._view import build_view
 from pytest_pibench.results.types import ResultsDocument
@@ -185,11 +186,6 @@ def _failure_shape(view: Mapping[str, Any]) -> str:
     return f'<div class="charts">{"".join(charts)}</div>{heading}{_confusion(view)}'
 
 
-_GATE_STATES = {
-    "passed": "PASSED",
-    "failed": "FAILED",
-    "inconclusive": "INCONCLUSIVE: not a regression, not yet a pass",
-}
 
 
 def _gate(run: Mapping[str, Any]) -> str:
@@ -197,7 +193,7 @@ def _gate(run: Mapping[str, Any]) -> str:
     gate = run.get("gate")
     if not isinstance(gate, Mapping):
         return ""
-    state = _GATE_STATES.get(str(gate.get("verdict")), str(gate.get("verdict")))
+    state = VERDICT_WORDS.get(str(gate.get("verdict")), str(gate.get("verdict")))
     lines = "".join(f"<li><code>{escape(str(line))}</code></li>" for line in gate.get("lines") or [])
     regressed = [f"{e.get('scenario_id')} ({e.get('passed_before')} -> {e.get('passed_now')} of {e.get('trials')})"
                  for e in gate.get("regressed_scenarios") or []]  # fmt: skip
@@ -270,7 +266,7 @@ def render_html(runs: Sequence[tuple[str, ResultsDocument]]) -> str:
     for run in view["runs"]:
         verdict = (run.get("gate") or {}).get("verdict")
         if verdict in ("failed", "inconclusive"):
-            warning += (f'<p class="problems">Gate {escape(_GATE_STATES[verdict].split(":")[0])} for '
+            warning += (f'<p class="problems">Gate {escape(VERDICT_WORDS[verdict].split(":")[0])} for '
                         f'{escape(run["name"])}: see Run configuration.</p>')  # fmt: skip
     if not view["same_scenarios"]:
         warning += (

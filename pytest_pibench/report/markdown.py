@@ -10,21 +10,18 @@ the text stays far below GitHub's 1 MiB job-summary limit.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_pibench.plugin.summary import failure_line, warning_lines
+from pytest_pibench.plugin.gate_verdicts import VERDICT_WORDS
+from pytest_pibench.plugin.summary import failure_line, row_counts, warning_lines
 from pytest_pibench.results.types import ResultsDocument
 from pytest_pibench.vocab import GROUPS
 
 __all__ = ["markdown_summary", "write_markdown"]
 
-_VERDICTS = {
-    "passed": "PASSED",
-    "failed": "FAILED: a regression or a threshold missed",
-    "inconclusive": "INCONCLUSIVE: not a regression, not yet a pass",
-}
+_VERDICTS = {**VERDICT_WORDS, "failed": "FAILED: a regression or a threshold missed"}
 _FLAGS = (
     ("Violation rate", "violation_rate"),
     ("Over-refusal rate", "over_refusal_rate"),
@@ -73,26 +70,17 @@ def _headline(document: ResultsDocument) -> list[str]:
     spec += [(f"pass^{k}", lambda m, k=k: _num(_at(m, "extended", "pass_hat_k", str(k)))) for k in range(2, trials + 1)]
     spec += [(g, lambda m, g=g: _clustered(m, _at(m, "by_group", g), "groups", g)) for g in GROUPS]
     spec += [(label, lambda m, key=key: _num(_at(m, "event_flag_rates", key))) for label, key in _FLAGS]
-    rows = document.get("rows", [])
-    counts = {agent: [r for r in rows if r.get("agent") == agent] for agent in metrics}
-    spec.append(("Scenarios passed / failed", None))
-    spec.append(("Error rows (not scored)", None))
+    counts = {agent: row_counts([r for r in document.get("rows", []) if r.get("agent") == agent]) for agent in metrics}
     lines = ["| | " + " | ".join(f"`{_cell(a)}`" for a in metrics) + " |", "|---" + "|---:" * len(metrics) + "|"]
     for label, value in spec:
-        if label == "Scenarios passed / failed":
-            cells = [_passed_failed(counts[a]) for a in metrics]
-        elif label == "Error rows (not scored)":
-            cells = [str(sum(1 for r in counts[a] if r.get("status") != "completed")) for a in metrics]
-        else:
-            cells = [value(m) for m in metrics.values()]
-        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        lines.append(f"| {label} | " + " | ".join(value(m) for m in metrics.values()) + " |")
+    tallies: list[tuple[str, Callable[[dict[str, int]], str]]] = [
+        ("Scenarios passed / failed", lambda c: f"{c['passed']} / {c['failed']}"),
+        ("Error rows (not scored)", lambda c: str(c["errors"])),
+    ]
+    for label, tally in tallies:
+        lines.append(f"| {label} | " + " | ".join(tally(counts[a]) for a in metrics) + " |")
     return lines
-
-
-def _passed_failed(rows: Sequence[Mapping[str, Any]]) -> str:
-    scored = [r for r in rows if r.get("status") == "completed"]
-    passed = sum(1 for r in scored if r.get("all_passed"))
-    return f"{passed} / {len(scored) - passed}"
 
 
 def _gate(gate: Mapping[str, Any], max_items: int) -> list[str]:

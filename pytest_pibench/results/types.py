@@ -375,4 +375,4 @@ class ResultsDocument(TypedDict, total=False):
     gate: dict[str, Any]
     """The CI gate's verdict when the run had one (``--pibench-fail-under``, ``--pibench-baseline``,
     ``--pibench-min-pass``): verdict, exit code, lines, regressed scenarios
-    (:func:`~pytest_pibench.plugin.gates.gate_record`)."""
+    (:func:`~pytest_pibench.plugin.gate_verdicts.gate_record`)."""
