@@ -31,6 +31,7 @@ from pytest_pibench.plugin.keys import (
     ROW_KEY,
     SETTINGS_KEY,
     SETTLED_KEY,
+    USAGE_ERROR_KEY,
 )
 from pytest_pibench.plugin.outputs import check_outputs
 from pytest_pibench.plugin.settings import Settings, add_options, read_settings
@@ -337,6 +338,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report = yield
     if call.when == "setup" and getattr(getattr(item, "obj", None), "_pibench_scenario", False):
         report.pibench_planned = _planned_of(item)  # builtins: a crash row later comes from it, not from the id
+    if call.when == "call" and USAGE_ERROR_KEY in item.stash:  # a string: crosses xdist to the controller
+        report.pibench_usage_error = item.stash[USAGE_ERROR_KEY]
     if call.when == "call" and item.stash.get(DONE_KEY, False) and ROW_KEY in item.stash:
         report.pibench_row = item.stash[ROW_KEY]  # builtins only: crosses xdist as-is
     elif call.when == "call" and report.skipped and SETTLED_KEY in item.stash:

@@ -22,7 +22,6 @@ import pytest
 from pytest_pibench.paths import is_scenario_nodeid
 from pytest_pibench.plugin.extensions import add_extension_metrics, carry_extension_metrics
 from pytest_pibench.plugin.host import freeze_long_lived, is_xdist_worker
-from pytest_pibench.plugin.keys import USAGE_ERROR_KEY
 from pytest_pibench.plugin.settings import Settings
 from pytest_pibench.results.document import (
     RESULTS_FORMAT,
@@ -153,13 +152,6 @@ class ResultCollector:
     def spent_usd(self) -> float:
         """LLM cost of the rows received so far (``--pibench-cost-limit``)."""
         return self.cost.spent_usd
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
-        report = yield
-        if call.when == "call" and USAGE_ERROR_KEY in item.stash:  # a string: crosses xdist to the controller
-            report.pibench_usage_error = item.stash[USAGE_ERROR_KEY]
-        return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if self.is_worker:
