@@ -14,7 +14,7 @@ from pytest_pibench.vocab import GROUPS
 if TYPE_CHECKING:
     from pytest_pibench.plugin.results_collector import ResultCollector
 
-__all__ = ["failure_line", "row_counts", "summary_lines", "warning_lines", "write_summary"]
+__all__ = ["failure_line", "metric_at", "row_counts", "summary_lines", "warning_lines", "write_summary"]
 
 _FLAGS = (
     ("Violation rate", "violation_rate"),
@@ -29,7 +29,8 @@ def _num(value: Any) -> str:
     return f"{value:.3f}" if isinstance(value, int | float) else "-"
 
 
-def _at(metrics: Mapping[str, Any], path: tuple[str, ...]) -> Any:
+def metric_at(metrics: Mapping[str, Any], path: tuple[str, ...]) -> Any:
+    """The value at ``path`` in a metrics block, or None where a key is missing."""
     value: Any = metrics
     for key in path:
         value = value.get(key) if isinstance(value, Mapping) else None
@@ -74,7 +75,7 @@ def _table(metrics: Mapping[str, Mapping[str, Any]], trials: int) -> list[tuple[
         ("Tier-1 overall", ("extended", "tier1_overall_score"), _num),
         ("Semantic score", ("extended", "semantic_score"), _num),
     ]
-    if any(_at(m, ("extended", "judge_reliability")) for m in metrics.values()):  # --pibench-judge-votes
+    if any(metric_at(m, ("extended", "judge_reliability")) for m in metrics.values()):  # --pibench-judge-votes
         spec.append(("  judge alpha / split votes", ("extended", "judge_reliability"), _agreement))
     for group, columns in GROUPS.items():
         spec.append((group, ("by_group", group), _num))
@@ -86,17 +87,17 @@ def _table(metrics: Mapping[str, Mapping[str, Any]], trials: int) -> list[tuple[
     if styles:  # generated variants ran: compliance per pressure style ("none" = hand-written)
         spec.append(("Compliance by pressure style", (), lambda _: ""))
         spec += [(f"  {style}", ("by_pressure_style", style), _style_rate) for style in styles]
-    rows = [(label, [fmt(_at(m, path)) for m in metrics.values()]) for label, path, fmt in spec]
-    if any(_at(m, ("extended", "usage")) for m in metrics.values()):
-        rows.append(("Cost (USD)", [_priced(_at(m, ("extended", "usage"))) for m in metrics.values()]))
-        per_pass = [_cost(_at(m, ("extended", "usage", "cost_per_passed_scenario"))) for m in metrics.values()]
+    rows = [(label, [fmt(metric_at(m, path)) for m in metrics.values()]) for label, path, fmt in spec]
+    if any(metric_at(m, ("extended", "usage")) for m in metrics.values()):
+        rows.append(("Cost (USD)", [_priced(metric_at(m, ("extended", "usage"))) for m in metrics.values()]))
+        per_pass = [_cost(metric_at(m, ("extended", "usage", "cost_per_passed_scenario"))) for m in metrics.values()]
         rows.append(("  per passed scenario", per_pass))
-        rows.append(("Tokens in/out", [_tokens(_at(m, ("extended", "usage"))) for m in metrics.values()]))
-        retried = [_retried(_at(m, ("extended", "usage"))) for m in metrics.values()]
+        rows.append(("Tokens in/out", [_tokens(metric_at(m, ("extended", "usage"))) for m in metrics.values()]))
+        retried = [_retried(metric_at(m, ("extended", "usage"))) for m in metrics.values()]
         rows.append(("LLM calls retried / throttled", retried))
         for role in ("agent", "user", "judge"):
             label = f"  {role} cost / calls"
-            values = [_role(_at(m, ("extended", "usage", "by_role", role))) for m in metrics.values()]
+            values = [_role(metric_at(m, ("extended", "usage", "by_role", role))) for m in metrics.values()]
             if any(v != "-" for v in values):
                 rows.append((label, values))
     return rows

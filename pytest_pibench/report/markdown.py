@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_pibench.plugin.gate_verdicts import VERDICT_WORDS
-from pytest_pibench.plugin.summary import failure_line, row_counts, warning_lines
+from pytest_pibench.plugin.summary import failure_line, metric_at, row_counts, warning_lines
 from pytest_pibench.results.types import ResultsDocument
 from pytest_pibench.vocab import GROUPS
 
@@ -34,13 +34,6 @@ def _cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def _at(metrics: Mapping[str, Any], *path: str) -> Any:
-    value: Any = metrics
-    for key in path:
-        value = value.get(key) if isinstance(value, Mapping) else None
-    return value
-
-
 def _with_interval(value: Any, interval: Any) -> str:
     if not isinstance(value, int | float):
         return "-"
@@ -51,7 +44,7 @@ def _with_interval(value: Any, interval: Any) -> str:
 
 def _clustered(metrics: Mapping[str, Any], value: Any, *where: str) -> str:
     """``value`` with its 95% interval clustered by scenario (``metrics.extended.uncertainty``)."""
-    return _with_interval(value, _at(metrics, "extended", "uncertainty", *where, "ci95"))
+    return _with_interval(value, metric_at(metrics, ("extended", "uncertainty", *where, "ci95")))
 
 
 def _num(value: Any) -> str:
@@ -67,9 +60,10 @@ def _headline(document: ResultsDocument) -> list[str]:
         ("Overall (95% interval)", lambda m: _clustered(m, m.get("overall_score"), "overall")),
         ("Full compliance (95% interval)", lambda m: _clustered(m, m.get("compliance_rate"), "compliance")),
     ]
-    spec += [(f"pass^{k}", lambda m, k=k: _num(_at(m, "extended", "pass_hat_k", str(k)))) for k in range(2, trials + 1)]
-    spec += [(g, lambda m, g=g: _clustered(m, _at(m, "by_group", g), "groups", g)) for g in GROUPS]
-    spec += [(label, lambda m, key=key: _num(_at(m, "event_flag_rates", key))) for label, key in _FLAGS]
+    pass_k = ("extended", "pass_hat_k")
+    spec += [(f"pass^{k}", lambda m, k=k: _num(metric_at(m, (*pass_k, str(k))))) for k in range(2, trials + 1)]
+    spec += [(g, lambda m, g=g: _clustered(m, metric_at(m, ("by_group", g)), "groups", g)) for g in GROUPS]
+    spec += [(label, lambda m, key=key: _num(metric_at(m, ("event_flag_rates", key)))) for label, key in _FLAGS]
     counts = {agent: row_counts([r for r in document.get("rows", []) if r.get("agent") == agent]) for agent in metrics}
     lines = ["| | " + " | ".join(f"`{_cell(a)}`" for a in metrics) + " |", "|---" + "|---:" * len(metrics) + "|"]
     for label, value in spec:
